@@ -1,0 +1,238 @@
+"""Argument checks shared by every store: pure, raising InvalidArgumentError."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from graphmem.core.relations import MEMORY_TYPES
+from graphmem.core.tree import MAX_HOPS
+from graphmem.errors import InvalidArgumentError
+
+__all__ = [
+    "MAX_ID_LENGTH",
+    "SearchFilters",
+    "check_content",
+    "check_hops",
+    "check_id",
+    "check_metadata",
+    "check_metadata_filter",
+    "check_non_negative",
+    "check_optional_id",
+    "check_positive",
+    "check_record_type",
+    "check_record_types",
+    "check_timestamp",
+    "check_ttl_days",
+    "format_time",
+    "parse_time",
+    "utc_now",
+]
+
+MAX_ID_LENGTH = 128
+_INT64 = 2**63
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%f+00:00"
+
+
+def utc_now() -> datetime:
+    """The current time, UTC, microsecond precision."""
+    return datetime.now(timezone.utc)
+
+
+def format_time(value: datetime) -> str:
+    """The fixed-width text form that sorts like the time (stored in every backend).
+
+    >>> format_time(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    '2026-01-02T03:04:05.000000+00:00'
+    """
+    return value.astimezone(timezone.utc).strftime(_TIME_FORMAT)
+
+
+def parse_time(value: str) -> datetime:
+    """Inverse of :func:`format_time`."""
+    return datetime.fromisoformat(value).astimezone(timezone.utc)
+
+
+def check_id(argument: str, value: object) -> str:
+    """A record or relation id: a non-empty string of at most 128 characters."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(argument, f"must be a string, not {type(value).__name__}")
+    if not value:
+        raise InvalidArgumentError(argument, "must not be empty")
+    if len(value) > MAX_ID_LENGTH:
+        raise InvalidArgumentError(argument, f"must be at most {MAX_ID_LENGTH} characters")
+    if "\x00" in value:
+        raise InvalidArgumentError(argument, "must not contain NUL characters")
+    return value
+
+
+def check_optional_id(argument: str, value: object) -> str | None:
+    """A scope id (``user_id``, ``agent_id``, ``thread_id``) or ``None``."""
+    return None if value is None else check_id(argument, value)
+
+
+def check_content(value: object) -> str:
+    """Memory content: a string with some non-whitespace text."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError("content", f"must be a string, not {type(value).__name__}")
+    if not value.strip():
+        raise InvalidArgumentError("content", "must contain some text")
+    return value
+
+
+def check_record_type(argument: str, value: object) -> str:
+    """One of the memory-like record types."""
+    if value not in MEMORY_TYPES:
+        raise InvalidArgumentError(
+            argument, f"must be one of {', '.join(MEMORY_TYPES)}; got {value!r}"
+        )
+    assert isinstance(value, str)
+    return value
+
+
+def check_record_types(value: object) -> tuple[str, ...] | None:
+    """A non-empty collection of record types, or ``None`` for all."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Iterable):
+        raise InvalidArgumentError("record_types", "must be a list of record types")
+    types = tuple(sorted({check_record_type("record_types", v) for v in value}))
+    if not types:
+        raise InvalidArgumentError("record_types", "must not be empty (use None for all types)")
+    return types
+
+
+def _check_json(argument: str, value: Any, depth: int = 0) -> None:
+    if depth > 32:
+        raise InvalidArgumentError(argument, "is nested too deeply")
+    if value is None or isinstance(value, (bool, str)):
+        return
+    if isinstance(value, int):
+        if not -_INT64 <= value < _INT64:
+            raise InvalidArgumentError(argument, "integers must fit in 64 bits")
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidArgumentError(argument, "numbers must be finite")
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_json(argument, item, depth + 1)
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidArgumentError(argument, "keys must be strings")
+            _check_json(argument, item, depth + 1)
+        return
+    raise InvalidArgumentError(argument, f"{type(value).__name__} is not JSON")
+
+
+def check_metadata(argument: str, value: object) -> dict[str, Any]:
+    """JSON metadata: a mapping with string keys and JSON values."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidArgumentError(argument, "must be a mapping of string keys to JSON values")
+    _check_json(argument, value)
+    result: dict[str, Any] = json.loads(json.dumps(value))
+    return result
+
+
+def check_metadata_filter(value: object) -> dict[str, Any] | None:
+    """Equality filters on top-level metadata keys; values are JSON scalars."""
+    if value is None:
+        return None
+    filt = check_metadata("metadata_filter", value)
+    for key, item in filt.items():
+        if isinstance(item, (list, dict)):
+            raise InvalidArgumentError(
+                "metadata_filter", f"the value of {key!r} must be a string, number, bool or None"
+            )
+    return filt or None
+
+
+def check_timestamp(argument: str, value: object) -> datetime | None:
+    """A caller timestamp: ``datetime`` (naive means UTC) or ISO 8601 text, or ``None``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError as exc:
+            raise InvalidArgumentError(argument, f"is not ISO 8601: {value!r}") from exc
+    if not isinstance(value, datetime):
+        raise InvalidArgumentError(argument, "must be a datetime or ISO 8601 text")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def check_ttl_days(value: object) -> float | None:
+    """Days until a memory expires, positive, or ``None`` for never."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgumentError("ttl_days", "must be a positive number of days")
+    if not math.isfinite(value) or value <= 0 or value > 365_000:
+        raise InvalidArgumentError("ttl_days", "must be a positive number of days (at most 365000)")
+    return float(value)
+
+
+def expiry(created_at: datetime, ttl_days: float | None) -> datetime | None:
+    """When a memory created at ``created_at`` expires."""
+    return None if ttl_days is None else created_at + timedelta(days=ttl_days)
+
+
+def check_non_negative(argument: str, value: object) -> int:
+    """An integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidArgumentError(argument, f"must be an integer >= 0; got {value!r}")
+    return value
+
+
+def check_positive(argument: str, value: object) -> int:
+    """An integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgumentError(argument, f"must be an integer >= 1; got {value!r}")
+    return value
+
+
+def check_hops(value: object) -> int:
+    """``num_hops`` in 0..5."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_HOPS:
+        raise InvalidArgumentError("num_hops", f"must be an integer from 0 to {MAX_HOPS}; got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """The filters of SPEC section 1, applied to direct results and linked context."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    thread_id: str | None = None
+    record_types: tuple[str, ...] | None = None
+    metadata_filter: dict[str, Any] | None = None
+    now: datetime | None = None
+    """The time against which expiry is judged (``None``: when the binds are made)."""
+
+    def binds(self) -> dict[str, Any]:
+        """Bind values shared by every filtered statement."""
+        now = self.now or utc_now()
+        return {
+            "user_id": self.user_id,
+            "agent_id": self.agent_id,
+            "thread_id": self.thread_id,
+            "record_types": None if self.record_types is None else json.dumps(self.record_types),
+            "metadata_filter": None
+            if self.metadata_filter is None
+            else json.dumps(self.metadata_filter, ensure_ascii=False),
+            "now": format_time(now),
+        }

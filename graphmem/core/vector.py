@@ -1,0 +1,50 @@
+"""Exact top-k by cosine distance, ties broken by record id (pure numpy)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["cosine_distances", "top_k"]
+
+
+def cosine_distances(
+    matrix: npt.NDArray[np.floating], query: npt.NDArray[np.floating]
+) -> npt.NDArray[np.float64]:
+    """``1 - cos(row, query)`` for every row, in float64; a zero vector is at distance 1.
+
+    >>> cosine_distances(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), np.array([1.0, 0.0]))
+    array([0., 1., 1.])
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    q = np.asarray(query, dtype=np.float64).reshape(-1)
+    if m.size == 0:
+        return np.zeros(m.shape[0], dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1) * np.linalg.norm(q)
+    dots = m @ q
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sims = np.where(norms > 0, dots / np.where(norms > 0, norms, 1.0), 0.0)
+    return np.asarray(1.0 - np.clip(sims, -1.0, 1.0), dtype=np.float64)
+
+
+def top_k(
+    ids: Sequence[str], distances: npt.NDArray[np.float64], k: int
+) -> list[tuple[str, float]]:
+    """The ``k`` nearest ``(id, distance)`` pairs, by distance then id.
+
+    >>> top_k(["b", "a", "c"], np.array([0.5, 0.5, 0.1]), 2)
+    [('c', 0.1), ('a', 0.5)]
+    """
+    n = len(ids)
+    if k <= 0 or n == 0:
+        return []
+    if k < n:
+        # Everything at or below the k-th smallest distance, ties included: O(n).
+        kth = np.partition(distances, k - 1)[k - 1]
+        chosen = np.flatnonzero(distances <= kth)
+    else:
+        chosen = np.arange(n)
+    ranked = sorted((float(distances[i]), ids[i]) for i in chosen)
+    return [(record_id, distance) for distance, record_id in ranked[:k]]

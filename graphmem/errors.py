@@ -1,0 +1,64 @@
+"""One error tree for graphmem.
+
+Every error graphmem raises derives from :class:`GraphMemError`. The specific
+classes also derive from the built-in exception a Python user would already
+catch, so ``except LookupError`` and ``except ValueError`` keep working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BackendError",
+    "ConflictError",
+    "GraphMemError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "PgqSyntaxError",
+    "SchemaError",
+]
+
+
+class GraphMemError(Exception):
+    """Root of every error graphmem raises."""
+
+
+class InvalidArgumentError(GraphMemError, ValueError):
+    """An argument is malformed or out of range. The message names the argument.
+
+    Attributes:
+        argument: the name of the offending argument.
+    """
+
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(f"{argument}: {message}")
+        self.argument = argument
+
+
+class NotFoundError(GraphMemError, LookupError):
+    """A record or link that the call names does not exist."""
+
+
+class ConflictError(GraphMemError):
+    """The call would create a duplicate: an existing id, or an existing link."""
+
+
+class SchemaError(GraphMemError):
+    """The store's schema is missing or does not match what graphmem expects."""
+
+
+class BackendError(GraphMemError):
+    """The database driver failed in a way graphmem cannot attribute to the caller."""
+
+
+class PgqSyntaxError(GraphMemError, ValueError):
+    """SQL/PGQ text is malformed or uses a construct graphmem does not lower.
+
+    Attributes:
+        line: 1-based line of the offending token in the original text.
+        column: 1-based column of the offending token in the original text.
+    """
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"{message} (line {line}, column {column})")
+        self.line = line
+        self.column = column

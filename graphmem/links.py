@@ -1,0 +1,267 @@
+"""Link operations of :class:`graphmem.GraphMemory`: create, edit, delete, list.
+
+Every check that needs stored state runs inside the store transaction that then
+writes, so a rejected call changes nothing and a concurrent writer cannot slip a
+conflicting link in between. Validity is recomputed by the store's SQL (triggers
+on the link table) in the same transaction.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from graphmem.core.relations import MEMORY_TYPES, resolve_opposite
+from graphmem.core.validation import (
+    check_id,
+    check_metadata,
+    check_optional_id,
+    check_timestamp,
+)
+from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
+from graphmem.models import RecordRelation
+from graphmem.stores.base import NewLink, Store
+
+__all__ = ["LinkOperations"]
+
+
+def _check_endpoint_type(argument: str, value: object) -> str:
+    if value not in MEMORY_TYPES:
+        raise InvalidArgumentError(
+            argument,
+            f"only memory-like records can be linked ({', '.join(MEMORY_TYPES)}); got {value!r}",
+        )
+    assert isinstance(value, str)
+    return value
+
+
+class LinkOperations:
+    """Mixed into :class:`graphmem.GraphMemory`; needs ``_store`` and ``_clock``."""
+
+    _store: Store
+    _clock: Callable[[], datetime]
+
+    def _check_endpoints(
+        self, source_id: str, source_type: str, target_id: str, target_type: str
+    ) -> None:
+        found = self._store.get_memories([source_id, target_id])
+        for arg, record_id, record_type in (
+            ("source_record_id", source_id, source_type),
+            ("target_record_id", target_id, target_type),
+        ):
+            record = found.get(record_id)
+            if record is None:
+                raise NotFoundError(f"{arg}: no memory {record_id!r}")
+            if record.record_type != record_type:
+                type_arg = arg.replace("_id", "_type")
+                raise InvalidArgumentError(
+                    type_arg, f"{record_id!r} is a {record.record_type}, not a {record_type}"
+                )
+
+    def _check_no_conflict(
+        self, source_id: str, target_id: str, relation_type: str, exclude: str = ""
+    ) -> None:
+        existing = self._store.find_link_conflict(source_id, target_id, relation_type, exclude)
+        if existing is not None:
+            raise ConflictError(
+                f"relation_type: a {relation_type!r} link between {source_id!r} and "
+                f"{target_id!r} already exists ({existing!r}); a type is stored once, "
+                "in one orientation"
+            )
+
+    def link_records(
+        self,
+        source_record_id: str,
+        source_record_type: str,
+        target_record_id: str,
+        target_record_type: str,
+        relation_type: str,
+        opposite_relation_type: str | None = None,
+        relation_id: str | None = None,
+        timestamp: datetime | str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Link ``source -> target`` and return the relation id.
+
+        ``supersedes``, ``refines`` and ``duplicates`` make the target invalid (kept
+        as history); ``supports`` and ``contradicts`` change nothing. A custom type
+        needs ``opposite_relation_type`` and has no lifecycle effect.
+
+        Raises:
+            InvalidArgumentError: a bad argument, a self link, or an endpoint type
+                that is not the stored one.
+            NotFoundError: an endpoint does not exist.
+            ConflictError: the relation id exists, the same link exists, or the
+                same type is stored in the reverse orientation.
+        """
+        source_id = check_id("source_record_id", source_record_id)
+        source_type = _check_endpoint_type("source_record_type", source_record_type)
+        target_id = check_id("target_record_id", target_record_id)
+        target_type = _check_endpoint_type("target_record_type", target_record_type)
+        rtype, opposite = resolve_opposite(relation_type, opposite_relation_type)
+        if source_id == target_id:
+            raise InvalidArgumentError("target_record_id", "a record cannot be linked to itself")
+        link = NewLink(
+            relation_id=str(uuid.uuid4())
+            if relation_id is None
+            else check_id("relation_id", relation_id),
+            source_id=source_id,
+            target_id=target_id,
+            relation_type=rtype,
+            opposite_relation_type=opposite,
+            timestamp=check_timestamp("timestamp", timestamp),
+            metadata=check_metadata("metadata", metadata),
+            created_at=self._clock(),
+        )
+        with self._store.transaction():
+            self._check_endpoints(source_id, source_type, target_id, target_type)
+            if self._store.get_links([link.relation_id]):
+                raise ConflictError(f"relation_id: {link.relation_id!r} already exists")
+            self._check_no_conflict(source_id, target_id, rtype)
+            self._store.insert_link(link)
+        return link.relation_id
+
+    def _get_link(self, relation_id: str) -> RecordRelation:
+        found = self._store.get_links([relation_id]).get(relation_id)
+        if found is None:
+            raise NotFoundError(f"relation_id: no link {relation_id!r}")
+        return found
+
+    def get_record_link(self, relation_id: str) -> RecordRelation:
+        """The link with this id.
+
+        Raises:
+            NotFoundError: no such link.
+        """
+        return self._get_link(check_id("relation_id", relation_id))
+
+    def update_record_link(
+        self,
+        relation_id: str,
+        *,
+        relation_type: str | None = None,
+        opposite_relation_type: str | None = None,
+        timestamp: datetime | str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> RecordRelation:
+        """Edit a link; omitted fields stay unchanged. Returns the updated link.
+
+        A type change recomputes the target's validity (a former lifecycle link no
+        longer invalidates it when its new type has no lifecycle effect).
+
+        Raises:
+            NotFoundError: no such link.
+            InvalidArgumentError: a bad argument.
+            ConflictError: the new type would duplicate another link.
+        """
+        check_id("relation_id", relation_id)
+        new_time = check_timestamp("timestamp", timestamp)
+        new_metadata = None if metadata is None else check_metadata("metadata", metadata)
+        with self._store.transaction():
+            current = self._get_link(relation_id)
+            if relation_type is None:
+                rtype = current.relation_type
+                given = opposite_relation_type or current.opposite_relation_type
+                rtype, opposite = resolve_opposite(rtype, given)
+            else:
+                rtype, opposite = resolve_opposite(relation_type, opposite_relation_type)
+            if rtype != current.relation_type:
+                self._check_no_conflict(
+                    current.source_record_id, current.target_record_id, rtype, relation_id
+                )
+            self._store.update_link(
+                relation_id,
+                rtype,
+                opposite,
+                current.timestamp if new_time is None else new_time,
+                current.metadata if new_metadata is None else new_metadata,
+            )
+            return self._get_link(relation_id)
+
+    def delete_record_link(
+        self,
+        relation_id: str | None = None,
+        *,
+        source_record_id: str | None = None,
+        source_record_type: str | None = None,
+        target_record_id: str | None = None,
+        target_record_type: str | None = None,
+        relation_type: str | None = None,
+    ) -> None:
+        """Delete a link by ``relation_id``, or by its complete directed triple.
+
+        Raises:
+            InvalidArgumentError: neither form given completely, or both given.
+            NotFoundError: no such link.
+        """
+        triple = (
+            source_record_id,
+            source_record_type,
+            target_record_id,
+            target_record_type,
+            relation_type,
+        )
+        if relation_id is not None:
+            if any(v is not None for v in triple):
+                raise InvalidArgumentError(
+                    "relation_id", "give either relation_id or the directed triple, not both"
+                )
+            check_id("relation_id", relation_id)
+            with self._store.transaction():
+                if not self._store.delete_link(relation_id):
+                    raise NotFoundError(f"relation_id: no link {relation_id!r}")
+            return
+        self._delete_by_triple(*triple)
+
+    def _delete_by_triple(
+        self,
+        source_record_id: str | None,
+        source_record_type: str | None,
+        target_record_id: str | None,
+        target_record_type: str | None,
+        relation_type: str | None,
+    ) -> None:
+        names = (
+            "source_record_id",
+            "source_record_type",
+            "target_record_id",
+            "target_record_type",
+            "relation_type",
+        )
+        values = (
+            source_record_id,
+            source_record_type,
+            target_record_id,
+            target_record_type,
+            relation_type,
+        )
+        for name, value in zip(names, values):
+            if value is None:
+                raise InvalidArgumentError(
+                    name, "deleting by triple needs source id and type, target id and type, "
+                    "and relation_type (or give relation_id)"
+                )
+        source_id = check_id("source_record_id", source_record_id)
+        target_id = check_id("target_record_id", target_record_id)
+        source_type = _check_endpoint_type("source_record_type", source_record_type)
+        target_type = _check_endpoint_type("target_record_type", target_record_type)
+        rtype = check_optional_id("relation_type", relation_type)
+        assert rtype is not None
+        with self._store.transaction():
+            self._check_endpoints(source_id, source_type, target_id, target_type)
+            found = self._store.find_link(source_id, target_id, rtype)
+            if found is None:
+                raise NotFoundError(
+                    f"relation_type: no {rtype!r} link from {source_id!r} to {target_id!r}"
+                )
+            self._store.delete_link(found)
+
+    def list_record_links(
+        self, record_id: str | None = None, relation_type: str | None = None
+    ) -> list[RecordRelation]:
+        """Links touching ``record_id`` (either end) and of ``relation_type``; oldest first."""
+        rid = check_optional_id("record_id", record_id)
+        rtype = check_optional_id("relation_type", relation_type)
+        return self._store.list_links(rid, rtype)

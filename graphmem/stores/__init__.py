@@ -1,0 +1,1 @@
+"""Stores: the only code that touches a database driver."""

@@ -1,0 +1,391 @@
+"""The embedded store: SQLite through the standard library's ``sqlite3``.
+
+Statements come from ``sql/sqlite/``. One connection per store, shared by the
+store's threads under a lock; WAL mode lets other processes read while one writes,
+and the busy timeout makes writers wait for each other instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.core.tree import TreeEntry
+from graphmem.core.validation import SearchFilters, format_time
+from graphmem.errors import (
+    BackendError,
+    ConflictError,
+    InvalidArgumentError,
+    SchemaError,
+)
+from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
+from graphmem.sqlfiles import load_script, load_statements
+from graphmem.stores.base import (
+    LinkedNode,
+    NewLink,
+    NewMemory,
+    Store,
+    memory_from_row,
+    relation_from_row,
+)
+
+__all__ = ["SqliteStore"]
+
+BUSY_TIMEOUT_S = 30.0
+
+
+def _dump(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _opt_time(value: datetime | None) -> str | None:
+    return None if value is None else format_time(value)
+
+
+class SqliteStore(Store):
+    """A graphmem store in one SQLite database file (or ``:memory:``).
+
+    Args:
+        path: the database file, created on first use, or ``":memory:"``.
+        prefix: the validated ``memory_store_id`` that prefixes every object name.
+        schema_policy: create missing objects, or require them.
+    """
+
+    dialect = "sqlite"
+
+    def __init__(
+        self,
+        path: str | Path,
+        prefix: str,
+        schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
+    ) -> None:
+        self._sql = load_statements("sqlite", prefix)
+        self._prefix = prefix
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._dim: int | None = None
+        self.path = str(path)
+        try:
+            self._conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot open {self.path!r}: {exc}") from exc
+        try:
+            self._setup(schema_policy)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # connection and schema -------------------------------------------------
+
+    def _setup(self, schema_policy: SchemaPolicy) -> None:
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if self.path != ":memory:":
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            tables = self._run("count-schema-tables").fetchone()[0]
+            if tables < 3:
+                if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
+                    raise SchemaError(
+                        f"the store {self._prefix!r} has no schema in {self.path!r} "
+                        "(schema_policy=REQUIRE_EXISTING); create it with "
+                        "SchemaPolicy.CREATE_IF_NECESSARY or `graphmem sql --dialect sqlite`"
+                    )
+                with self._lock:
+                    conn.executescript(load_script("sqlite", "install", self._prefix))
+            self._run("create-traversal-tables")
+            self._run("create-traversal-level-index")
+            self._run("create-traversal-roots")
+            row = self._run("get-meta", meta_key="embedding_dim").fetchone()
+            self._dim = None if row is None else int(row[0])
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot prepare the store in {self.path!r}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED", {})
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._conn.rollback()
+                raise
+            self._depth = 0
+            self._execute("COMMIT", {})
+
+    def transaction(self, write: bool = True) -> Any:
+        return self._transaction(write)
+
+    def _execute(self, sql: str, binds: dict[str, Any]) -> sqlite3.Cursor:
+        try:
+            return self._conn.execute(sql, binds)
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"the change violates a store constraint: {exc}") from exc
+        except sqlite3.ProgrammingError as exc:
+            raise BackendError(f"sqlite3 refused the call: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise BackendError(f"SQLite failed: {exc}") from exc
+
+    def _run(self, name: str, **binds: Any) -> sqlite3.Cursor:
+        stmt = self._sql[name]
+        stmt.check_binds(binds)
+        return self._execute(stmt.sql, binds)
+
+    def _run_many(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        stmt = self._sql[name]
+        for row in rows[:1]:
+            stmt.check_binds(row)
+        try:
+            self._conn.executemany(stmt.sql, rows)
+        except sqlite3.Error as exc:
+            raise BackendError(f"SQLite failed: {exc}") from exc
+
+    # memories ---------------------------------------------------------------
+
+    def _check_dim(self, vector: npt.NDArray[np.float32]) -> bytes:
+        dim = int(vector.shape[-1])
+        if self._dim is None:
+            self._run("put-meta", meta_key="embedding_dim", meta_value=str(dim))
+            self._dim = dim
+        elif dim != self._dim:
+            raise InvalidArgumentError(
+                "embedder",
+                f"produced {dim}-dimensional vectors; this store holds {self._dim}-dimensional ones",
+            )
+        return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+    def insert_memory(self, memory: NewMemory) -> None:
+        with self.transaction():
+            self._run(
+                "insert-memory",
+                record_id=memory.record_id,
+                record_type=memory.record_type,
+                content=memory.content,
+                user_id=memory.user_id,
+                agent_id=memory.agent_id,
+                thread_id=memory.thread_id,
+                metadata=_dump(memory.metadata),
+                memory_timestamp=_opt_time(memory.timestamp),
+                created_at=format_time(memory.created_at),
+                expires_at=_opt_time(memory.expires_at),
+                embedding=self._check_dim(memory.embedding),
+            )
+
+    def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        ids = json.dumps(list(record_ids))
+        with self.transaction(write=False):
+            rows = self._run("get-memories", record_ids=ids).fetchall()
+            invalid = [r[0] for r in rows if r[3] == "invalid"]
+            reasons: dict[str, list[RecordRelation]] = {}
+            if invalid:
+                for row in self._run("get-lifecycle-links-to", record_ids=json.dumps(invalid)):
+                    rel = relation_from_row(row)
+                    reasons.setdefault(rel.target_record_id, []).append(rel)
+        return {r[0]: memory_from_row(r, reasons.get(r[0], ())) for r in rows}
+
+    def list_memories(
+        self, filters: SearchFilters, include_invalid: bool, limit: int
+    ) -> list[MemoryRecord]:
+        with self.transaction(write=False):
+            rows = self._run(
+                "list-memories",
+                include_invalid=int(include_invalid),
+                limit=limit,
+                **filters.binds(),
+            ).fetchall()
+            found = self.get_memories([r[0] for r in rows])
+        return [found[r[0]] for r in rows]
+
+    def update_memory(
+        self,
+        record_id: str,
+        content: str,
+        metadata: dict[str, Any],
+        timestamp: datetime | None,
+        embedding: npt.NDArray[np.float32] | None,
+    ) -> None:
+        with self.transaction():
+            if embedding is None:
+                blob = self._run("get-memory-embedding", record_id=record_id).fetchone()[0]
+            else:
+                blob = self._check_dim(embedding)
+            self._run(
+                "update-memory",
+                record_id=record_id,
+                content=content,
+                metadata=_dump(metadata),
+                memory_timestamp=_opt_time(timestamp),
+                embedding=blob,
+            )
+
+    def delete_memory(self, record_id: str) -> bool:
+        with self.transaction():
+            return self._run("delete-memory", record_id=record_id).rowcount > 0
+
+    # links ------------------------------------------------------------------
+
+    def insert_link(self, link: NewLink) -> None:
+        with self.transaction():
+            self._run(
+                "insert-link",
+                relation_id=link.relation_id,
+                source_id=link.source_id,
+                target_id=link.target_id,
+                relation_type=link.relation_type,
+                opposite_relation_type=link.opposite_relation_type,
+                relation_timestamp=_opt_time(link.timestamp),
+                metadata=_dump(link.metadata),
+                created_at=format_time(link.created_at),
+            )
+
+    def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
+        rows = self._run("get-links", relation_ids=json.dumps(list(relation_ids))).fetchall()
+        return {r[0]: relation_from_row(r) for r in rows}
+
+    def find_link_conflict(
+        self, source_id: str, target_id: str, relation_type: str, exclude_relation_id: str
+    ) -> str | None:
+        row = self._run(
+            "find-link-conflict",
+            source_id=source_id,
+            target_id=target_id,
+            relation_type=relation_type,
+            exclude_relation_id=exclude_relation_id,
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def find_link(self, source_id: str, target_id: str, relation_type: str) -> str | None:
+        row = self._run(
+            "find-link-by-triple",
+            source_id=source_id,
+            target_id=target_id,
+            relation_type=relation_type,
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def update_link(
+        self,
+        relation_id: str,
+        relation_type: str,
+        opposite_relation_type: str,
+        timestamp: datetime | None,
+        metadata: dict[str, Any],
+    ) -> None:
+        with self.transaction():
+            self._run(
+                "update-link",
+                relation_id=relation_id,
+                relation_type=relation_type,
+                opposite_relation_type=opposite_relation_type,
+                relation_timestamp=_opt_time(timestamp),
+                metadata=_dump(metadata),
+            )
+
+    def delete_link(self, relation_id: str) -> bool:
+        with self.transaction():
+            return self._run("delete-link", relation_id=relation_id).rowcount > 0
+
+    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
+        if record_id is None:
+            cursor = self._run("list-links", relation_type=relation_type)
+        else:
+            cursor = self._run(
+                "list-links-of-record", record_id=record_id, relation_type=relation_type
+            )
+        return [relation_from_row(r) for r in cursor.fetchall()]
+
+    # search -----------------------------------------------------------------
+
+    def search_candidates(
+        self, filters: SearchFilters, include_invalid: bool
+    ) -> tuple[list[str], npt.NDArray[np.float32]]:
+        rows = self._run(
+            "select-search-candidates", include_invalid=int(include_invalid), **filters.binds()
+        ).fetchall()
+        if not rows:
+            return [], np.zeros((0, self._dim or 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        return [r[0] for r in rows], matrix.reshape(len(rows), -1)
+
+    def linked_context(
+        self,
+        root_ids: Sequence[str],
+        filters: SearchFilters,
+        num_hops: int,
+        max_linked_results: int | None,
+    ) -> Iterator[LinkedNode]:
+        if not root_ids or num_hops == 0 or max_linked_results == 0:
+            return iter(())
+        with self.transaction(write=False):
+            self._expand(root_ids, filters, num_hops, max_linked_results)
+            rows = self._run(
+                "select-linked-context", max_linked_results=max_linked_results
+            ).fetchall()
+        return (
+            LinkedNode(
+                root_id=r[0],
+                entry=TreeEntry(node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=r[3]),
+                relation=relation_from_row(r[5:]),
+            )
+            for r in rows
+        )
+
+    def _expand(
+        self,
+        root_ids: Sequence[str],
+        filters: SearchFilters,
+        num_hops: int,
+        cap: int | None,
+    ) -> None:
+        """Fill the temp tables level by level, stopping early (see traverse.sql)."""
+        self._run("reset-traversal-reached")
+        self._run("reset-traversal-roots")
+        roots = [{"root_id": r} for r in root_ids]
+        self._run_many("insert-traversal-root", roots)
+        self._run_many("open-traversal-root", roots)
+        counts = dict.fromkeys(root_ids, 0)
+        open_roots = set(root_ids)
+        binds = filters.binds()
+        for depth in range(1, num_hops + 1):
+            reached = self._run("expand-level", depth=depth, **binds).fetchall()
+            if not reached:
+                break
+            for (root_id,) in reached:
+                counts[root_id] += 1
+            if cap is None:
+                continue
+            full = [r for r in open_roots if counts[r] >= cap]
+            if full:
+                self._run_many("close-traversal-root", [{"root_id": r} for r in sorted(full)])
+                open_roots.difference_update(full)
+            if not open_roots:
+                break

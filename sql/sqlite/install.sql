@@ -1,0 +1,143 @@
+-- graphmem embedded store: schema for SQLite 3.35 or newer.
+--
+-- Run as is with the sqlite3 shell (`sqlite3 memories.db < install.sql`), or let
+-- graphmem.stores.sqlite.SqliteStore run it (SchemaPolicy.CREATE_IF_NECESSARY).
+-- Table names start with `graphmem_`; a store created with memory_store_id=X uses
+-- `X_` instead (graphmem.sqlfiles substitutes the validated identifier).
+-- Every statement is idempotent.
+--
+-- The validity invariant (SPEC section 2) is kept by the triggers below, so it
+-- also holds for DML that a DBA runs directly on graphmem_link: a memory is
+-- 'invalid' exactly when a supersedes/refines/duplicates link targets it. Each
+-- trigger touches only the endpoints of the changed link (index lookups).
+
+PRAGMA foreign_keys = ON;
+
+CREATE TABLE IF NOT EXISTS graphmem_meta (
+    meta_key   TEXT PRIMARY KEY,
+    meta_value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS graphmem_memory (
+    record_id        TEXT PRIMARY KEY CHECK (length(record_id) BETWEEN 1 AND 128),
+    record_type      TEXT NOT NULL
+                     CHECK (record_type IN ('memory', 'fact', 'preference', 'guideline')),
+    content          TEXT NOT NULL,
+    status           TEXT NOT NULL DEFAULT 'valid' CHECK (status IN ('valid', 'invalid')),
+    user_id          TEXT,
+    agent_id         TEXT,
+    thread_id        TEXT,
+    metadata         TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+    memory_timestamp TEXT,
+    created_at       TEXT NOT NULL,
+    expires_at       TEXT,
+    embedding        BLOB
+);
+
+CREATE INDEX IF NOT EXISTS graphmem_memory_user_ix ON graphmem_memory (user_id, record_type);
+CREATE INDEX IF NOT EXISTS graphmem_memory_agent_ix ON graphmem_memory (agent_id);
+CREATE INDEX IF NOT EXISTS graphmem_memory_thread_ix ON graphmem_memory (thread_id);
+
+CREATE TABLE IF NOT EXISTS graphmem_link (
+    relation_id            TEXT PRIMARY KEY CHECK (length(relation_id) BETWEEN 1 AND 128),
+    source_id              TEXT NOT NULL
+                           REFERENCES graphmem_memory (record_id) ON DELETE CASCADE,
+    target_id              TEXT NOT NULL
+                           REFERENCES graphmem_memory (record_id) ON DELETE CASCADE,
+    relation_type          TEXT NOT NULL,
+    opposite_relation_type TEXT NOT NULL,
+    relation_timestamp     TEXT,
+    metadata               TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+    created_at             TEXT NOT NULL,
+    CHECK (source_id <> target_id),
+    UNIQUE (source_id, target_id, relation_type)
+);
+
+-- The unique key serves lookups by source; this one serves lookups by target
+-- (traversal towards sources, and the validity recompute).
+CREATE INDEX IF NOT EXISTS graphmem_link_target_ix ON graphmem_link (target_id, relation_type);
+
+-- A type is stored in one orientation only (SPEC section 2).
+CREATE TRIGGER IF NOT EXISTS graphmem_link_orientation_bi
+BEFORE INSERT ON graphmem_link
+WHEN EXISTS (
+    SELECT 1 FROM graphmem_link r
+    WHERE r.source_id = NEW.target_id
+      AND r.target_id = NEW.source_id
+      AND r.relation_type = NEW.relation_type
+)
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: this relation type is already stored in the reverse orientation');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_orientation_bu
+BEFORE UPDATE OF source_id, target_id, relation_type ON graphmem_link
+WHEN EXISTS (
+    SELECT 1 FROM graphmem_link r
+    WHERE r.source_id = NEW.target_id
+      AND r.target_id = NEW.source_id
+      AND r.relation_type = NEW.relation_type
+)
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: this relation type is already stored in the reverse orientation');
+END;
+
+-- Validity: recompute the target of every inserted, deleted or changed link.
+-- Memory deletes cascade into link deletes, which fire graphmem_link_validity_ad.
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_ai
+AFTER INSERT ON graphmem_link
+WHEN NEW.relation_type IN ('supersedes', 'refines', 'duplicates')
+BEGIN
+    UPDATE graphmem_memory SET status = 'invalid'
+    WHERE record_id = NEW.target_id AND status <> 'invalid';
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_ad
+AFTER DELETE ON graphmem_link
+WHEN OLD.relation_type IN ('supersedes', 'refines', 'duplicates')
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = OLD.target_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id = OLD.target_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_au
+AFTER UPDATE OF source_id, target_id, relation_type ON graphmem_link
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (OLD.target_id, NEW.target_id);
+END;
+
+-- Status is derived: refuse a direct write that would break the invariant.
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_status_bu
+BEFORE UPDATE OF status ON graphmem_memory
+WHEN NEW.status <> CASE WHEN EXISTS (
+        SELECT 1 FROM graphmem_link l
+        WHERE l.target_id = NEW.record_id
+          AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+    ) THEN 'invalid' ELSE 'valid' END
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_status_bi
+BEFORE INSERT ON graphmem_memory
+WHEN NEW.status <> CASE WHEN EXISTS (
+        SELECT 1 FROM graphmem_link l
+        WHERE l.target_id = NEW.record_id
+          AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+    ) THEN 'invalid' ELSE 'valid' END
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
+END;
+
+INSERT OR IGNORE INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '1');

@@ -1,0 +1,69 @@
+-- Memories: insert, read, list, update, delete (SQLite).
+-- Used by graphmem.stores.sqlite.SqliteStore.
+
+-- name: insert-memory
+-- Store one memory; a duplicate record_id violates the primary key.
+INSERT INTO graphmem_memory (
+    record_id, record_type, content, user_id, agent_id, thread_id,
+    metadata, memory_timestamp, created_at, expires_at, embedding
+) VALUES (
+    :record_id, :record_type, :content, :user_id, :agent_id, :thread_id,
+    :metadata, :memory_timestamp, :created_at, :expires_at, :embedding
+);
+
+-- name: get-memories
+-- The memories whose ids are in the JSON array :record_ids.
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE m.record_id IN (SELECT value FROM json_each(:record_ids));
+
+-- name: list-memories
+-- Memories passing the search filters, oldest first, at most :limit rows.
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND (:record_types IS NULL OR m.record_type IN (SELECT value FROM json_each(:record_types)))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND (:metadata_filter IS NULL OR NOT EXISTS (
+        SELECT 1 FROM json_each(:metadata_filter) f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM json_each(m.metadata) x
+            WHERE x.key = f.key AND x.atom IS f.atom
+              AND (x.type = f.type
+                   OR (x.type IN ('integer', 'real') AND f.type IN ('integer', 'real'))))))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+ORDER BY m.created_at, m.record_id
+LIMIT :limit;
+
+-- name: update-memory
+-- Replace content, metadata, timestamp and embedding of one memory; the caller
+-- passes the current value for each field it does not change.
+UPDATE graphmem_memory
+SET content = :content, metadata = :metadata, memory_timestamp = :memory_timestamp,
+    embedding = :embedding
+WHERE record_id = :record_id;
+
+-- name: get-memory-embedding
+-- The stored embedding of one memory.
+SELECT embedding FROM graphmem_memory WHERE record_id = :record_id;
+
+-- name: delete-memory
+-- Delete one memory; its links cascade and the link triggers recompute validity.
+DELETE FROM graphmem_memory WHERE record_id = :record_id;
+
+-- name: get-lifecycle-links-to
+-- The lifecycle links that target the memories in the JSON array :record_ids
+-- (why they are invalid), oldest first.
+SELECT l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
+       l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
+       l.created_at
+FROM graphmem_link l
+JOIN graphmem_memory s ON s.record_id = l.source_id
+JOIN graphmem_memory t ON t.record_id = l.target_id
+WHERE l.target_id IN (SELECT value FROM json_each(:record_ids))
+  AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+ORDER BY l.target_id, l.created_at, l.relation_id;

@@ -1,0 +1,122 @@
+-- Linked context: the shortest-path tree of SPEC section 3, level by level (SQLite).
+--
+-- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal,
+-- insert-traversal-root for every direct result, then expand-level for depth
+-- 1..num_hops (stopping early once every root holds max_linked_results nodes or
+-- a level reaches nothing), close-traversal-root for roots that are full, and
+-- select-linked-context. Each level expands only the nodes first reached at the
+-- previous level and anti-joins those already reached, so the cost follows the
+-- part of the graph reached; no path is ever enumerated.
+-- The temp tables live in the connection's temp schema: readers never take the
+-- database write lock.
+
+-- name: create-traversal-tables
+-- Per-connection work tables (idempotent).
+CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
+    root_id         TEXT NOT NULL,
+    node_id         TEXT NOT NULL,
+    depth           INTEGER NOT NULL,
+    parent_id       TEXT,
+    relation_id     TEXT,
+    link_created_at TEXT,
+    PRIMARY KEY (root_id, node_id)
+) WITHOUT ROWID;
+
+-- name: create-traversal-level-index
+-- The frontier of a level is read by depth.
+CREATE INDEX IF NOT EXISTS temp.graphmem_reached_depth_ix ON graphmem_reached (depth, root_id);
+
+-- name: create-traversal-roots
+-- Roots of the current search; open = 0 once a root holds its cap.
+CREATE TEMP TABLE IF NOT EXISTS graphmem_roots (
+    root_id TEXT PRIMARY KEY,
+    open    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- name: reset-traversal-reached
+-- Forget the previous search's nodes.
+DELETE FROM temp.graphmem_reached;
+
+-- name: reset-traversal-roots
+-- Forget the previous search's roots.
+DELETE FROM temp.graphmem_roots;
+
+-- name: insert-traversal-root
+-- One direct result, reached at depth 0 from itself.
+INSERT INTO temp.graphmem_reached (root_id, node_id, depth) VALUES (:root_id, :root_id, 0);
+
+-- name: open-traversal-root
+-- Mark a root as still expanding.
+INSERT INTO temp.graphmem_roots (root_id, open) VALUES (:root_id, 1);
+
+-- name: close-traversal-root
+-- A root that holds max_linked_results nodes stops expanding.
+UPDATE temp.graphmem_roots SET open = 0 WHERE root_id = :root_id;
+
+-- name: expand-level
+-- Reach the memories at distance :depth from each open root: neighbours (both
+-- link directions) of the nodes reached at :depth - 1, passing the filters and
+-- not reached before. The parent is the minimum (link created_at, relation_id,
+-- parent id), the tie rule of SPEC section 3. Returns the root of each new node.
+INSERT INTO temp.graphmem_reached (root_id, node_id, depth, parent_id, relation_id, link_created_at)
+SELECT c.root_id, c.node_id, :depth, c.parent_id, c.relation_id, c.link_created_at
+FROM (
+    SELECT e.root_id, e.node_id, e.parent_id, e.relation_id, e.link_created_at,
+           row_number() OVER (
+               PARTITION BY e.root_id, e.node_id
+               ORDER BY e.link_created_at, e.relation_id, e.parent_id) AS pick
+    FROM (
+        SELECT f.root_id, l.target_id AS node_id, f.node_id AS parent_id,
+               l.relation_id, l.created_at AS link_created_at
+        FROM temp.graphmem_reached f
+        JOIN temp.graphmem_roots o ON o.root_id = f.root_id AND o.open = 1
+        JOIN graphmem_link l ON l.source_id = f.node_id
+        WHERE f.depth = :depth - 1
+        UNION ALL
+        SELECT f.root_id, l.source_id AS node_id, f.node_id AS parent_id,
+               l.relation_id, l.created_at AS link_created_at
+        FROM temp.graphmem_reached f
+        JOIN temp.graphmem_roots o ON o.root_id = f.root_id AND o.open = 1
+        JOIN graphmem_link l ON l.target_id = f.node_id
+        WHERE f.depth = :depth - 1
+    ) e
+    JOIN graphmem_memory m ON m.record_id = e.node_id
+    WHERE NOT EXISTS (
+            SELECT 1 FROM temp.graphmem_reached r
+            WHERE r.root_id = e.root_id AND r.node_id = e.node_id)
+      AND (:user_id IS NULL OR m.user_id = :user_id)
+      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+      AND (:record_types IS NULL
+           OR m.record_type IN (SELECT value FROM json_each(:record_types)))
+      AND (m.expires_at IS NULL OR m.expires_at > :now)
+      AND (:metadata_filter IS NULL OR NOT EXISTS (
+            SELECT 1 FROM json_each(:metadata_filter) f
+            WHERE NOT EXISTS (
+                SELECT 1 FROM json_each(m.metadata) x
+                WHERE x.key = f.key AND x.atom IS f.atom
+                  AND (x.type = f.type
+                       OR (x.type IN ('integer', 'real') AND f.type IN ('integer', 'real'))))))
+) c
+WHERE c.pick = 1
+RETURNING root_id;
+
+-- name: select-linked-context
+-- The kept tree of every root: nodes ranked by (depth, link created_at,
+-- relation_id, record_id) and cut at :max_linked_results per root (NULL: all).
+SELECT k.root_id, k.node_id, k.parent_id, k.depth, k.link_created_at,
+       l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
+       l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
+       l.created_at
+FROM (
+    SELECT r.*, row_number() OVER (
+               PARTITION BY r.root_id
+               ORDER BY r.depth, r.link_created_at, r.relation_id, r.node_id) AS rank_in_root
+    FROM temp.graphmem_reached r
+    WHERE r.depth > 0
+) k
+JOIN graphmem_link l ON l.relation_id = k.relation_id
+JOIN graphmem_memory s ON s.record_id = l.source_id
+JOIN graphmem_memory t ON t.record_id = l.target_id
+WHERE :max_linked_results IS NULL OR k.rank_in_root <= :max_linked_results
+ORDER BY k.root_id, k.rank_in_root;
