@@ -169,9 +169,9 @@ def load_statements(dialect: str, prefix: str = DEFAULT_PREFIX) -> StatementSet:
     return StatementSet(statements)
 
 
-_SCRIPTS = frozenset({"install.sql", "uninstall.sql"})
+_SCRIPTS = frozenset({"install.sql", "uninstall.sql", "session.sql"})
 
 
 def load_script(dialect: str, name: str, prefix: str = DEFAULT_PREFIX) -> str:
-    """A whole script (``install`` or ``uninstall``) with the prefix applied."""
+    """A whole script (``install``, ``uninstall``, ``session``) with the prefix applied."""
     return _apply_prefix(_read(dialect, f"{name}.sql"), prefix)

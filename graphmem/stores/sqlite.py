@@ -109,9 +109,7 @@ class SqliteStore(Store):
                     )
                 with self._lock:
                     conn.executescript(load_script("sqlite", "install", self._prefix))
-            self._run("create-traversal-tables")
-            self._run("create-traversal-level-index")
-            self._run("create-traversal-roots")
+            conn.executescript(load_script("sqlite", "session", self._prefix))
             row = self._run("get-meta", meta_key="embedding_dim").fetchone()
             self._dim = None if row is None else int(row[0])
         except sqlite3.Error as exc:
@@ -376,11 +374,12 @@ class SqliteStore(Store):
         open_roots = set(root_ids)
         binds = filters.binds()
         for depth in range(1, num_hops + 1):
-            reached = self._run("expand-level", depth=depth, **binds).fetchall()
+            self._run("expand-level", depth=depth, **binds)
+            reached = self._run("count-level", depth=depth).fetchall()
             if not reached:
                 break
-            for (root_id,) in reached:
-                counts[root_id] += 1
+            for root_id, count in reached:
+                counts[root_id] += count
             if cap is None:
                 continue
             full = [r for r in open_roots if counts[r] >= cap]

@@ -2,36 +2,13 @@
 --
 -- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal,
 -- insert-traversal-root for every direct result, then expand-level for depth
--- 1..num_hops (stopping early once every root holds max_linked_results nodes or
--- a level reaches nothing), close-traversal-root for roots that are full, and
--- select-linked-context. Each level expands only the nodes first reached at the
+-- 1..num_hops, each followed by count-level (stopping early once every root
+-- holds max_linked_results nodes or a level reaches nothing) and
+-- close-traversal-root for roots that are full, then select-linked-context. Each level expands only the nodes first reached at the
 -- previous level and anti-joins those already reached, so the cost follows the
 -- part of the graph reached; no path is ever enumerated.
--- The temp tables live in the connection's temp schema: readers never take the
--- database write lock.
-
--- name: create-traversal-tables
--- Per-connection work tables (idempotent).
-CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
-    root_id         TEXT NOT NULL,
-    node_id         TEXT NOT NULL,
-    depth           INTEGER NOT NULL,
-    parent_id       TEXT,
-    relation_id     TEXT,
-    link_created_at TEXT,
-    PRIMARY KEY (root_id, node_id)
-) WITHOUT ROWID;
-
--- name: create-traversal-level-index
--- The frontier of a level is read by depth.
-CREATE INDEX IF NOT EXISTS temp.graphmem_reached_depth_ix ON graphmem_reached (depth, root_id);
-
--- name: create-traversal-roots
--- Roots of the current search; open = 0 once a root holds its cap.
-CREATE TEMP TABLE IF NOT EXISTS graphmem_roots (
-    root_id TEXT PRIMARY KEY,
-    open    INTEGER NOT NULL
-) WITHOUT ROWID;
+-- The work tables (session.sql) live in the connection's temp schema: readers
+-- never take the database write lock.
 
 -- name: reset-traversal-reached
 -- Forget the previous search's nodes.
@@ -57,7 +34,7 @@ UPDATE temp.graphmem_roots SET open = 0 WHERE root_id = :root_id;
 -- Reach the memories at distance :depth from each open root: neighbours (both
 -- link directions) of the nodes reached at :depth - 1, passing the filters and
 -- not reached before. The parent is the minimum (link created_at, relation_id,
--- parent id), the tie rule of SPEC section 3. Returns the root of each new node.
+-- parent id), the tie rule of SPEC section 3.
 INSERT INTO temp.graphmem_reached (root_id, node_id, depth, parent_id, relation_id, link_created_at)
 SELECT c.root_id, c.node_id, :depth, c.parent_id, c.relation_id, c.link_created_at
 FROM (
@@ -98,8 +75,11 @@ FROM (
                   AND (x.type = f.type
                        OR (x.type IN ('integer', 'real') AND f.type IN ('integer', 'real'))))))
 ) c
-WHERE c.pick = 1
-RETURNING root_id;
+WHERE c.pick = 1;
+
+-- name: count-level
+-- How many nodes each root reached at :depth (roots with none are absent).
+SELECT root_id, COUNT(*) FROM temp.graphmem_reached WHERE depth = :depth GROUP BY root_id;
 
 -- name: select-linked-context
 -- The kept tree of every root: nodes ranked by (depth, link created_at,

@@ -1,0 +1,25 @@
+-- graphmem embedded store: per-connection work tables for the traversal.
+--
+-- graphmem.stores.sqlite.SqliteStore runs this script on every connection it
+-- opens (traverse.sql uses the tables). They live in the temp schema, so a
+-- search never takes the database write lock. Idempotent.
+
+-- Nodes reached from each root of the current search, with the chosen parent link.
+CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
+    root_id         TEXT NOT NULL,
+    node_id         TEXT NOT NULL,
+    depth           INTEGER NOT NULL,
+    parent_id       TEXT,
+    relation_id     TEXT,
+    link_created_at TEXT,
+    PRIMARY KEY (root_id, node_id)
+) WITHOUT ROWID;
+
+-- The frontier of a level is read by depth.
+CREATE INDEX IF NOT EXISTS temp.graphmem_reached_depth_ix ON graphmem_reached (depth, root_id);
+
+-- Roots of the current search; open = 0 once a root holds its cap.
+CREATE TEMP TABLE IF NOT EXISTS graphmem_roots (
+    root_id TEXT PRIMARY KEY,
+    open    INTEGER NOT NULL
+) WITHOUT ROWID;
