@@ -237,11 +237,12 @@ class LinkOperations:
             target_record_type,
             relation_type,
         )
-        for name, value in zip(names, values):
+        for name, value in zip(names, values, strict=True):
             if value is None:
                 raise InvalidArgumentError(
-                    name, "deleting by triple needs source id and type, target id and type, "
-                    "and relation_type (or give relation_id)"
+                    name,
+                    "deleting by triple needs source id and type, target id and type, "
+                    "and relation_type (or give relation_id)",
                 )
         source_id = check_id("source_record_id", source_record_id)
         target_id = check_id("target_record_id", target_record_id)

@@ -10,7 +10,6 @@ from types import TracebackType
 from typing import Any
 
 from graphmem.core.assemble import assemble_results
-from graphmem.links import LinkOperations
 from graphmem.core.validation import (
     SearchFilters,
     check_content,
@@ -31,7 +30,8 @@ from graphmem.core.validation import (
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
-from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy, SearchResult
+from graphmem.links import LinkOperations
+from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
 from graphmem.stores.base import NewMemory, Store
 
@@ -310,8 +310,10 @@ class GraphMemory(LinkOperations):
         filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
         k = check_non_negative("max_results", max_results)
         hops = check_hops(num_hops)
-        cap = None if max_linked_results is None else check_non_negative(
-            "max_linked_results", max_linked_results
+        cap = (
+            None
+            if max_linked_results is None
+            else check_non_negative("max_linked_results", max_linked_results)
         )
         include_invalid = bool(include_invalid_results)
         vector = self._embed_one(query)
@@ -319,7 +321,8 @@ class GraphMemory(LinkOperations):
             ids, matrix = self._store.search_candidates(filters, include_invalid)
             if ids and matrix.shape[1] != vector.shape[0]:
                 raise InvalidArgumentError(
-                    "embedder", f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}"
+                    "embedder",
+                    f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
                 )
             hits = top_k(ids, cosine_distances(matrix, vector), k)
             roots = [record_id for record_id, _ in hits]

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from importlib.abc import Traversable
 
 from graphmem.errors import InvalidArgumentError
 
@@ -104,7 +105,7 @@ class StatementSet(Mapping[str, Statement]):
         return len(self._statements)
 
 
-def sql_root() -> resources.abc.Traversable:
+def sql_root() -> Traversable:
     """The ``sql/`` folder shipped inside the package."""
     return resources.files("graphmem") / "sql"
 
@@ -151,7 +152,8 @@ def parse_statements(text: str, source: str) -> dict[str, Statement]:
 
 @cache
 def _read(dialect: str, filename: str) -> str:
-    return (sql_root() / dialect / filename).read_text(encoding="utf-8")
+    text: str = (sql_root() / dialect / filename).read_text(encoding="utf-8")
+    return text
 
 
 def load_statements(dialect: str, prefix: str = DEFAULT_PREFIX) -> StatementSet:

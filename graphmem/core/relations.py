@@ -49,7 +49,9 @@ def _check_label(argument: str, value: object) -> str:
     return value
 
 
-def resolve_opposite(relation_type: object, opposite_relation_type: object | None) -> tuple[str, str]:
+def resolve_opposite(
+    relation_type: object, opposite_relation_type: object | None
+) -> tuple[str, str]:
     """Validate a relation type and return it with its opposite label.
 
     Built-in types have a fixed opposite; a custom type needs an explicit one.

@@ -207,7 +207,9 @@ def check_positive(argument: str, value: object) -> int:
 def check_hops(value: object) -> int:
     """``num_hops`` in 0..5."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_HOPS:
-        raise InvalidArgumentError("num_hops", f"must be an integer from 0 to {MAX_HOPS}; got {value!r}")
+        raise InvalidArgumentError(
+            "num_hops", f"must be an integer from 0 to {MAX_HOPS}; got {value!r}"
+        )
     return value
 
 

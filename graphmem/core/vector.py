@@ -46,5 +46,5 @@ def top_k(
         chosen = np.flatnonzero(distances <= kth)
     else:
         chosen = np.arange(n)
-    ranked = sorted((float(distances[i]), ids[i]) for i in chosen)
+    ranked = sorted((float(distances[i]), ids[int(i)]) for i in chosen)
     return [(record_id, distance) for distance, record_id in ranked[:k]]

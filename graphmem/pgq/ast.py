@@ -175,12 +175,14 @@ class VertexPattern:
         labels: the label disjunction, or None for "any label".
         where: the inline condition, if any.
         offset: where the pattern starts in the original statement.
+        label_offsets: where each label starts in the original statement.
     """
 
     var: str | None
     labels: tuple[str, ...] | None
     where: SqlExpr | None
     offset: int
+    label_offsets: tuple[int, ...] = ()
 
 
 Direction = Literal["right", "left", "any"]
@@ -196,6 +198,7 @@ class EdgePattern:
         where: the inline condition, if any.
         direction: ``right`` (``->``), ``left`` (``<-``) or ``any`` (``-``).
         offset: where the pattern starts in the original statement.
+        label_offsets: where each label starts in the original statement.
     """
 
     var: str | None
@@ -203,6 +206,7 @@ class EdgePattern:
     where: SqlExpr | None
     direction: Direction
     offset: int
+    label_offsets: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,6 @@ class Store(ABC):
         root_ids: Sequence[str],
         filters: SearchFilters,
         num_hops: int,
-        max_linked_results: int,
+        max_linked_results: int | None,
     ) -> Iterator[LinkedNode]:
         """The kept nodes of every root's tree (SPEC section 3), in rank order per root."""

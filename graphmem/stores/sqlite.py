@@ -177,7 +177,7 @@ class SqliteStore(Store):
         elif dim != self._dim:
             raise InvalidArgumentError(
                 "embedder",
-                f"produced {dim}-dimensional vectors; this store holds {self._dim}-dimensional ones",
+                f"produced {dim}-dimensional vectors; the store holds {self._dim} dimensions",
             )
         return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
 
@@ -351,7 +351,9 @@ class SqliteStore(Store):
         return (
             LinkedNode(
                 root_id=r[0],
-                entry=TreeEntry(node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=r[3]),
+                entry=TreeEntry(
+                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=r[3]
+                ),
                 relation=relation_from_row(r[5:]),
             )
             for r in rows

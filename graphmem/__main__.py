@@ -1,0 +1,5 @@
+"""``python -m graphmem``."""
+
+from graphmem.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""The command line: demo, sql, help and error handling."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphmem.cli import main
+
+
+def test_cli_demo_prints_statuses_and_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "pizza-thin-crust=invalid, pizza-sourdough=invalid" in out
+    assert "supersedes changed to supports:    pizza-thin-crust=valid" in out
+    assert "deleted by directed triple:        pizza-thin-crust=valid, pizza-sourdough=valid" in out
+    assert "<relation_type>supersedes</relation_type>" in out
+    assert "1 direct result(s)" in out
+
+
+def test_cli_demo_reruns_on_the_same_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "demo.db"
+    assert main(["demo", "--db", str(db)]) == 0
+    first = capsys.readouterr().out
+    assert main(["demo", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == first
+
+
+def test_cli_sql_sqlite_installs_with_sqlite3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sql", "--dialect", "sqlite", "--prefix", "T_GRAPH"]) == 0
+    ddl = capsys.readouterr().out
+    conn = sqlite3.connect(tmp_path / "x.db")
+    conn.executescript(ddl)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"T_GRAPH_memory", "T_GRAPH_link", "T_GRAPH_meta"} <= names
+    conn.close()
+
+
+def test_cli_sql_bad_prefix_is_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sql", "--dialect", "sqlite", "--prefix", "x; DROP TABLE y"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("graphmem: error: --prefix:")
+    assert "Traceback" not in err
+
+
+def test_cli_help_shows_examples() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "graphmem", "demo", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "Example:" in out and "graphmem demo --db" in out
