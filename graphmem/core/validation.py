@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from graphmem.core.metadata import filterable_entries
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.tree import MAX_HOPS
 from graphmem.errors import InvalidArgumentError
@@ -226,15 +227,23 @@ class SearchFilters:
     """The time against which expiry is judged (``None``: when the binds are made)."""
 
     def binds(self) -> dict[str, Any]:
-        """Bind values shared by every filtered statement."""
+        """Bind values shared by every filtered statement.
+
+        Record types are four binds (there are four memory-like types; unused ones
+        are NULL) so that the statements stay plain, portable SQL.
+        """
         now = self.now or utc_now()
-        return {
+        types = list(self.record_types or MEMORY_TYPES)
+        types += [None] * (len(MEMORY_TYPES) - len(types))
+        binds: dict[str, Any] = {
             "user_id": self.user_id,
             "agent_id": self.agent_id,
             "thread_id": self.thread_id,
-            "record_types": None if self.record_types is None else json.dumps(self.record_types),
-            "metadata_filter": None
-            if self.metadata_filter is None
-            else json.dumps(self.metadata_filter, ensure_ascii=False),
             "now": format_time(now),
         }
+        binds.update({f"record_type_{i}": t for i, t in enumerate(types, start=1)})
+        return binds
+
+    def metadata_pairs(self) -> list[tuple[str, str]]:
+        """The metadata filter as ``(key, canonical value)`` pairs, sorted by key."""
+        return sorted(filterable_entries(self.metadata_filter or {}))

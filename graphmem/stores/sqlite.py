@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.metadata import filterable_entries
 from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, format_time
 from graphmem.errors import (
@@ -100,7 +101,7 @@ class SqliteStore(Store):
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
             tables = self._run("count-schema-tables").fetchone()[0]
-            if tables < 3:
+            if tables < 4:
                 if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
                     raise SchemaError(
                         f"the store {self._prefix!r} has no schema in {self.path!r} "
@@ -197,6 +198,23 @@ class SqliteStore(Store):
                 expires_at=_opt_time(memory.expires_at),
                 embedding=self._check_dim(memory.embedding),
             )
+            self._write_meta(memory.record_id, memory.metadata)
+
+    def _write_meta(self, record_id: str, metadata: dict[str, Any]) -> None:
+        rows = [
+            {"record_id": record_id, "meta_key": key, "meta_value": value}
+            for key, value in filterable_entries(metadata)
+        ]
+        if rows:
+            self._run_many("insert-memory-meta", rows)
+
+    def _use_filter(self, filters: SearchFilters) -> dict[str, Any]:
+        """Load the metadata filter into the work table; returns the other binds."""
+        self._run("reset-filter")
+        pairs = [{"meta_key": k, "meta_value": v} for k, v in filters.metadata_pairs()]
+        if pairs:
+            self._run_many("insert-filter", pairs)
+        return filters.binds()
 
     def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         ids = json.dumps(list(record_ids))
@@ -218,7 +236,7 @@ class SqliteStore(Store):
                 "list-memories",
                 include_invalid=int(include_invalid),
                 limit=limit,
-                **filters.binds(),
+                **self._use_filter(filters),
             ).fetchall()
             found = self.get_memories([r[0] for r in rows])
         return [found[r[0]] for r in rows]
@@ -244,6 +262,8 @@ class SqliteStore(Store):
                 memory_timestamp=_opt_time(timestamp),
                 embedding=blob,
             )
+            self._run("delete-memory-meta", record_id=record_id)
+            self._write_meta(record_id, metadata)
 
     def delete_memory(self, record_id: str) -> bool:
         with self.transaction():
@@ -326,9 +346,11 @@ class SqliteStore(Store):
     def search_candidates(
         self, filters: SearchFilters, include_invalid: bool
     ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        rows = self._run(
-            "select-search-candidates", include_invalid=int(include_invalid), **filters.binds()
-        ).fetchall()
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            rows = self._run(
+                "select-search-candidates", include_invalid=int(include_invalid), **binds
+            ).fetchall()
         if not rows:
             return [], np.zeros((0, self._dim or 0), dtype=np.float32)
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
@@ -374,7 +396,7 @@ class SqliteStore(Store):
         self._run_many("open-traversal-root", roots)
         counts = dict.fromkeys(root_ids, 0)
         open_roots = set(root_ids)
-        binds = filters.binds()
+        binds = self._use_filter(filters)
         for depth in range(1, num_hops + 1):
             self._run("expand-level", depth=depth, **binds)
             reached = self._run("count-level", depth=depth).fetchall()

@@ -38,6 +38,20 @@ CREATE INDEX IF NOT EXISTS graphmem_memory_user_ix ON graphmem_memory (user_id, 
 CREATE INDEX IF NOT EXISTS graphmem_memory_agent_ix ON graphmem_memory (agent_id);
 CREATE INDEX IF NOT EXISTS graphmem_memory_thread_ix ON graphmem_memory (thread_id);
 
+-- One row per top-level scalar metadata entry, for metadata filters: the value is
+-- graphmem's canonical JSON text of the scalar (graphmem.core.metadata), so the
+-- same filter gives the same answer in every dialect. Written by graphmem with
+-- the memory; a DBA who edits graphmem_memory.metadata by hand rewrites these rows.
+CREATE TABLE IF NOT EXISTS graphmem_memory_meta (
+    record_id  TEXT NOT NULL REFERENCES graphmem_memory (record_id) ON DELETE CASCADE,
+    meta_key   TEXT NOT NULL,
+    meta_value TEXT NOT NULL,
+    PRIMARY KEY (record_id, meta_key)
+) WITHOUT ROWID;
+
+CREATE INDEX IF NOT EXISTS graphmem_memory_meta_value_ix
+    ON graphmem_memory_meta (meta_key, meta_value);
+
 CREATE TABLE IF NOT EXISTS graphmem_link (
     relation_id            TEXT PRIMARY KEY CHECK (length(relation_id) BETWEEN 1 AND 128),
     source_id              TEXT NOT NULL

@@ -8,17 +8,24 @@ FROM graphmem_memory m
 WHERE (:user_id IS NULL OR m.user_id = :user_id)
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-  AND (:record_types IS NULL OR m.record_type IN (SELECT value FROM json_each(:record_types)))
+  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
   AND (m.expires_at IS NULL OR m.expires_at > :now)
-  AND (:metadata_filter IS NULL OR NOT EXISTS (
-        SELECT 1 FROM json_each(:metadata_filter) f
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
         WHERE NOT EXISTS (
-            SELECT 1 FROM json_each(m.metadata) x
-            WHERE x.key = f.key AND x.atom IS f.atom
-              AND (x.type = f.type
-                   OR (x.type IN ('integer', 'real') AND f.type IN ('integer', 'real'))))))
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
   AND (:include_invalid = 1 OR m.status = 'valid')
   AND m.embedding IS NOT NULL;
+
+-- name: reset-filter
+-- Forget the previous read's metadata filter.
+DELETE FROM temp.graphmem_filter;
+
+-- name: insert-filter
+-- One (key, canonical value) pair of the current read's metadata filter.
+INSERT INTO temp.graphmem_filter (meta_key, meta_value) VALUES (:meta_key, :meta_value);
 
 -- name: get-meta
 -- One value of the store's metadata (schema version, embedding dimension).
@@ -30,6 +37,7 @@ INSERT INTO graphmem_meta (meta_key, meta_value) VALUES (:meta_key, :meta_value)
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- name: count-schema-tables
--- How many of the store's tables exist (REQUIRE_EXISTING checks for 3).
+-- How many of the store's tables exist (REQUIRE_EXISTING checks for all 4).
 SELECT COUNT(*) FROM sqlite_master
-WHERE type = 'table' AND name IN ('graphmem_meta', 'graphmem_memory', 'graphmem_link');
+WHERE type = 'table'
+  AND name IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta', 'graphmem_link');

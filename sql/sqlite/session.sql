@@ -23,3 +23,10 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_roots (
     root_id TEXT PRIMARY KEY,
     open    INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- The metadata filter of the current read: (key, canonical value) pairs that a
+-- memory's graphmem_memory_meta rows must all match.
+CREATE TEMP TABLE IF NOT EXISTS graphmem_filter (
+    meta_key   TEXT PRIMARY KEY,
+    meta_value TEXT NOT NULL
+) WITHOUT ROWID;

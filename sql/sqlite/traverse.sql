@@ -64,16 +64,14 @@ FROM (
       AND (:user_id IS NULL OR m.user_id = :user_id)
       AND (:agent_id IS NULL OR m.agent_id = :agent_id)
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-      AND (:record_types IS NULL
-           OR m.record_type IN (SELECT value FROM json_each(:record_types)))
+      AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
       AND (m.expires_at IS NULL OR m.expires_at > :now)
-      AND (:metadata_filter IS NULL OR NOT EXISTS (
-            SELECT 1 FROM json_each(:metadata_filter) f
+      AND NOT EXISTS (
+            SELECT 1 FROM temp.graphmem_filter f
             WHERE NOT EXISTS (
-                SELECT 1 FROM json_each(m.metadata) x
-                WHERE x.key = f.key AND x.atom IS f.atom
-                  AND (x.type = f.type
-                       OR (x.type IN ('integer', 'real') AND f.type IN ('integer', 'real'))))))
+                SELECT 1 FROM graphmem_memory_meta x
+                WHERE x.record_id = m.record_id
+                  AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
 ) c
 WHERE c.pick = 1;
 
