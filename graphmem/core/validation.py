@@ -233,7 +233,7 @@ class SearchFilters:
         are NULL) so that the statements stay plain, portable SQL.
         """
         now = self.now or utc_now()
-        types = list(self.record_types or MEMORY_TYPES)
+        types: list[str | None] = list(self.record_types or MEMORY_TYPES)
         types += [None] * (len(MEMORY_TYPES) - len(types))
         binds: dict[str, Any] = {
             "user_id": self.user_id,
