@@ -9,7 +9,7 @@ on the link table) in the same transaction.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +25,21 @@ from graphmem.models import RecordRelation
 from graphmem.stores.base import NewLink, Store
 
 __all__ = ["LinkOperations"]
+
+_LINK_KEYS = frozenset(
+    {
+        "source_record_id",
+        "source_record_type",
+        "target_record_id",
+        "target_record_type",
+        "relation_type",
+        "opposite_relation_type",
+        "relation_id",
+        "timestamp",
+        "metadata",
+    }
+)
+_LOOKUP_BATCH = 5000
 
 
 def _check_endpoint_type(argument: str, value: object) -> str:
@@ -96,6 +111,37 @@ class LinkOperations:
             ConflictError: the relation id exists, the same link exists, or the
                 same type is stored in the reverse orientation.
         """
+        link, source_type, target_type = self._new_link(
+            source_record_id,
+            source_record_type,
+            target_record_id,
+            target_record_type,
+            relation_type,
+            opposite_relation_type,
+            relation_id,
+            timestamp,
+            metadata,
+        )
+        with self._store.transaction():
+            self._check_endpoints(link.source_id, source_type, link.target_id, target_type)
+            if self._store.get_links([link.relation_id]):
+                raise ConflictError(f"relation_id: {link.relation_id!r} already exists")
+            self._check_no_conflict(link.source_id, link.target_id, link.relation_type)
+            self._store.insert_link(link)
+        return link.relation_id
+
+    def _new_link(
+        self,
+        source_record_id: object,
+        source_record_type: object,
+        target_record_id: object,
+        target_record_type: object,
+        relation_type: object,
+        opposite_relation_type: object = None,
+        relation_id: object = None,
+        timestamp: object = None,
+        metadata: object = None,
+    ) -> tuple[NewLink, str, str]:
         source_id = check_id("source_record_id", source_record_id)
         source_type = _check_endpoint_type("source_record_type", source_record_type)
         target_id = check_id("target_record_id", target_record_id)
@@ -115,13 +161,54 @@ class LinkOperations:
             metadata=check_metadata("metadata", metadata),
             created_at=self._clock(),
         )
+        return link, source_type, target_type
+
+    def add_record_links(self, links: Iterable[Mapping[str, Any]]) -> list[str]:
+        """Create many links in one transaction; returns their relation ids in order.
+
+        Each item holds the arguments of :meth:`link_records` by name. All or
+        nothing: a bad item, a missing endpoint or any conflict (with stored links
+        or within the batch) rejects the whole call and changes nothing.
+
+        Raises:
+            InvalidArgumentError: a bad item (the message names its index).
+            NotFoundError: an endpoint does not exist.
+            ConflictError: a duplicate id or link, or a reversed lifecycle pair.
+        """
+        built: list[tuple[NewLink, str, str]] = []
+        for index, item in enumerate(links):
+            if not isinstance(item, Mapping):
+                raise InvalidArgumentError(f"links[{index}]", "must be a mapping")
+            unknown = set(item) - _LINK_KEYS
+            if unknown:
+                raise InvalidArgumentError(f"links[{index}]", f"unknown keys {sorted(unknown)}")
+            try:
+                built.append(self._new_link(**item))
+            except (InvalidArgumentError, TypeError) as exc:
+                argument = getattr(exc, "argument", "")
+                raise InvalidArgumentError(f"links[{index}].{argument}", str(exc)) from exc
         with self._store.transaction():
-            self._check_endpoints(source_id, source_type, target_id, target_type)
-            if self._store.get_links([link.relation_id]):
-                raise ConflictError(f"relation_id: {link.relation_id!r} already exists")
-            self._check_no_conflict(source_id, target_id, rtype)
-            self._store.insert_link(link)
-        return link.relation_id
+            self._check_endpoint_batch(built)
+            self._store.insert_links([link for link, _, _ in built])
+        return [link.relation_id for link, _, _ in built]
+
+    def _check_endpoint_batch(self, built: list[tuple[NewLink, str, str]]) -> None:
+        ids = sorted({i for link, _, _ in built for i in (link.source_id, link.target_id)})
+        types: dict[str, str] = {}
+        for start in range(0, len(ids), _LOOKUP_BATCH):
+            found = self._store.get_memories(ids[start : start + _LOOKUP_BATCH])
+            types.update({rid: rec.record_type for rid, rec in found.items()})
+        for index, (link, source_type, target_type) in enumerate(built):
+            for end, rid, rtype in (
+                ("source", link.source_id, source_type),
+                ("target", link.target_id, target_type),
+            ):
+                if rid not in types:
+                    raise NotFoundError(f"links[{index}].{end}_record_id: no memory {rid!r}")
+                if types[rid] != rtype:
+                    raise InvalidArgumentError(
+                        f"links[{index}].{end}_record_type", f"{rid!r} is a {types[rid]}"
+                    )
 
     def _get_link(self, relation_id: str) -> RecordRelation:
         found = self._store.get_links([relation_id]).get(relation_id)

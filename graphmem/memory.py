@@ -37,6 +37,21 @@ from graphmem.stores.base import NewMemory, Store
 
 __all__ = ["GraphMemory"]
 
+_MEMORY_KEYS = frozenset(
+    {
+        "content",
+        "memory_id",
+        "memory_type",
+        "user_id",
+        "agent_id",
+        "thread_id",
+        "metadata",
+        "timestamp",
+        "ttl_days",
+    }
+)
+_EMBED_BATCH = 1024
+
 
 def _open_store(connection: object, prefix: str, schema_policy: SchemaPolicy) -> Store:
     if isinstance(connection, Store):
@@ -151,7 +166,37 @@ class GraphMemory(LinkOperations):
             InvalidArgumentError: a bad argument (named in the message).
             ConflictError: ``memory_id`` already exists.
         """
-        memory = NewMemory(
+        memory = self._new_memory(
+            content,
+            self._embed_one(check_content(content)),
+            memory_id=memory_id,
+            memory_type=memory_type,
+            user_id=user_id,
+            agent_id=agent_id,
+            thread_id=thread_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            ttl_days=ttl_days,
+        )
+        self._store.insert_memory(memory)
+        return memory.record_id
+
+    def _new_memory(
+        self,
+        content: object,
+        embedding: Any,
+        *,
+        memory_id: object = None,
+        memory_type: object = "memory",
+        user_id: object = None,
+        agent_id: object = None,
+        thread_id: object = None,
+        metadata: object = None,
+        timestamp: object = None,
+        ttl_days: object = None,
+    ) -> NewMemory:
+        created_at = self._clock()
+        return NewMemory(
             record_id=str(uuid.uuid4()) if memory_id is None else check_id("memory_id", memory_id),
             record_type=check_record_type("memory_type", memory_type),
             content=check_content(content),
@@ -160,15 +205,42 @@ class GraphMemory(LinkOperations):
             thread_id=check_optional_id("thread_id", thread_id),
             metadata=check_metadata("metadata", metadata),
             timestamp=check_timestamp("timestamp", timestamp),
-            created_at=self._clock(),
-            expires_at=None,
-            embedding=self._embed_one(content),
+            created_at=created_at,
+            expires_at=expiry(created_at, check_ttl_days(ttl_days)),
+            embedding=embedding,
         )
-        ttl = check_ttl_days(ttl_days)
-        if ttl is not None:
-            memory = NewMemory(**{**memory.__dict__, "expires_at": expiry(memory.created_at, ttl)})
-        self._store.insert_memory(memory)
-        return memory.record_id
+
+    def add_memories(self, memories: Iterable[Mapping[str, Any]]) -> list[str]:
+        """Store many memories in one transaction; returns their ids in order.
+
+        Each item holds the keyword arguments of :meth:`add_memory` (``content``
+        required). Texts are embedded in batches. All or nothing: one bad item or
+        one duplicate id rejects the whole call.
+
+        Raises:
+            InvalidArgumentError: a bad item (the message names its index).
+            ConflictError: an id exists already or twice in the batch.
+        """
+        items = [dict(item) if isinstance(item, Mapping) else item for item in memories]
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or "content" not in item:
+                raise InvalidArgumentError(f"memories[{index}]", "must be a mapping with content")
+            unknown = set(item) - _MEMORY_KEYS
+            if unknown:
+                raise InvalidArgumentError(f"memories[{index}]", f"unknown keys {sorted(unknown)}")
+            check_content(item["content"])
+        vectors: list[Any] = []
+        for start in range(0, len(items), _EMBED_BATCH):
+            batch = [item["content"] for item in items[start : start + _EMBED_BATCH]]
+            vectors.extend(self.embedder.embed(batch))
+        new = []
+        for index, (item, vector) in enumerate(zip(items, vectors, strict=True)):
+            try:
+                new.append(self._new_memory(embedding=vector, **item))
+            except InvalidArgumentError as exc:
+                raise InvalidArgumentError(f"memories[{index}].{exc.argument}", str(exc)) from exc
+        self._store.insert_memories(new)
+        return [m.record_id for m in new]
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
         """The memory with this id, with ``invalidated_by`` when it is invalid.

@@ -168,6 +168,18 @@ class Store(ABC):
     def insert_link(self, link: NewLink) -> None:
         """Insert; raises ConflictError when the relation id exists."""
 
+    def insert_memories(self, memories: Sequence[NewMemory]) -> None:
+        """Insert many memories in one transaction (stores override with batch DML)."""
+        with self.transaction():
+            for memory in memories:
+                self.insert_memory(memory)
+
+    def insert_links(self, links: Sequence[NewLink]) -> None:
+        """Insert many links in one transaction; any conflict rolls back all of them."""
+        with self.transaction():
+            for link in links:
+                self.insert_link(link)
+
     @abstractmethod
     def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
         """The existing links among ``relation_ids``."""

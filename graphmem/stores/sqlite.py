@@ -165,6 +165,8 @@ class SqliteStore(Store):
             stmt.check_binds(row)
         try:
             self._conn.executemany(stmt.sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"the change violates a store constraint: {exc}") from exc
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite failed: {exc}") from exc
 
@@ -182,23 +184,34 @@ class SqliteStore(Store):
             )
         return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
 
+    def _memory_binds(self, memory: NewMemory) -> dict[str, Any]:
+        return {
+            "record_id": memory.record_id,
+            "record_type": memory.record_type,
+            "content": memory.content,
+            "user_id": memory.user_id,
+            "agent_id": memory.agent_id,
+            "thread_id": memory.thread_id,
+            "metadata": _dump(memory.metadata),
+            "memory_timestamp": _opt_time(memory.timestamp),
+            "created_at": format_time(memory.created_at),
+            "expires_at": _opt_time(memory.expires_at),
+            "embedding": self._check_dim(memory.embedding),
+        }
+
     def insert_memory(self, memory: NewMemory) -> None:
+        self.insert_memories([memory])
+
+    def insert_memories(self, memories: Sequence[NewMemory]) -> None:
         with self.transaction():
-            self._run(
-                "insert-memory",
-                record_id=memory.record_id,
-                record_type=memory.record_type,
-                content=memory.content,
-                user_id=memory.user_id,
-                agent_id=memory.agent_id,
-                thread_id=memory.thread_id,
-                metadata=_dump(memory.metadata),
-                memory_timestamp=_opt_time(memory.timestamp),
-                created_at=format_time(memory.created_at),
-                expires_at=_opt_time(memory.expires_at),
-                embedding=self._check_dim(memory.embedding),
-            )
-            self._write_meta(memory.record_id, memory.metadata)
+            self._run_many("insert-memory", [self._memory_binds(m) for m in memories])
+            meta = [
+                {"record_id": m.record_id, "meta_key": key, "meta_value": value}
+                for m in memories
+                for key, value in filterable_entries(m.metadata)
+            ]
+            if meta:
+                self._run_many("insert-memory-meta", meta)
 
     def _write_meta(self, record_id: str, metadata: dict[str, Any]) -> None:
         rows = [
@@ -272,18 +285,24 @@ class SqliteStore(Store):
     # links ------------------------------------------------------------------
 
     def insert_link(self, link: NewLink) -> None:
+        self.insert_links([link])
+
+    def insert_links(self, links: Sequence[NewLink]) -> None:
+        rows = [
+            {
+                "relation_id": link.relation_id,
+                "source_id": link.source_id,
+                "target_id": link.target_id,
+                "relation_type": link.relation_type,
+                "opposite_relation_type": link.opposite_relation_type,
+                "relation_timestamp": _opt_time(link.timestamp),
+                "metadata": _dump(link.metadata),
+                "created_at": format_time(link.created_at),
+            }
+            for link in links
+        ]
         with self.transaction():
-            self._run(
-                "insert-link",
-                relation_id=link.relation_id,
-                source_id=link.source_id,
-                target_id=link.target_id,
-                relation_type=link.relation_type,
-                opposite_relation_type=link.opposite_relation_type,
-                relation_timestamp=_opt_time(link.timestamp),
-                metadata=_dump(link.metadata),
-                created_at=format_time(link.created_at),
-            )
+            self._run_many("insert-link", rows)
 
     def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
         rows = self._run("get-links", relation_ids=json.dumps(list(relation_ids))).fetchall()

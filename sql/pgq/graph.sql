@@ -1,0 +1,27 @@
+-- graphmem property graph: memories are the vertices, links the edges.
+--
+-- Oracle AI Database runs this text natively (sql/oracle/install.sql holds the
+-- same statement); graphmem.pgq parses it to lower GRAPH_TABLE queries to plain
+-- SQL for SQLite and for Oracle sessions that reject SQL/PGQ.
+-- Used by graphmem.stores.sqlite.SqliteStore and graphmem.stores.oracle.OracleStore.
+
+-- name: create-property-graph
+-- Vertex table graphmem_memory (label memory), edge table graphmem_link (label
+-- memory_link) from source_id to target_id.
+CREATE PROPERTY GRAPH IF NOT EXISTS graphmem_graph
+    VERTEX TABLES (
+        graphmem_memory AS memory
+            KEY (record_id)
+            LABEL memory
+            PROPERTIES (record_id, record_type, status, user_id, agent_id, thread_id,
+                        created_at, expires_at)
+    )
+    EDGE TABLES (
+        graphmem_link AS memory_link
+            KEY (relation_id)
+            SOURCE KEY (source_id) REFERENCES memory (record_id)
+            DESTINATION KEY (target_id) REFERENCES memory (record_id)
+            LABEL memory_link
+            PROPERTIES (relation_id, source_id, target_id, relation_type,
+                        opposite_relation_type, created_at)
+    );
