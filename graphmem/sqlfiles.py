@@ -25,6 +25,7 @@ __all__ = [
     "Statement",
     "StatementSet",
     "bind_names",
+    "load_pgq_statement",
     "load_script",
     "load_statements",
     "sql_root",
@@ -172,6 +173,34 @@ def load_statements(dialect: str, prefix: str = DEFAULT_PREFIX) -> StatementSet:
 
 
 _SCRIPTS = frozenset({"install.sql", "uninstall.sql", "session.sql"})
+
+
+@cache
+def load_pgq_statement(
+    name: str, prefix: str = DEFAULT_PREFIX, lower_to: str | None = None
+) -> Statement:
+    """A named SQL/PGQ statement of ``sql/pgq/``, as written or lowered to plain SQL.
+
+    Args:
+        name: the statement name, e.g. ``expand-level``.
+        prefix: the store prefix, applied before parsing.
+        lower_to: ``None`` for the SQL/PGQ text (Oracle runs it natively), or a
+            dialect (``sqlite``, ``oracle``) to get the plain SQL that
+            :func:`graphmem.pgq.lower` makes of it over the store's property graph.
+    """
+    from graphmem import pgq
+
+    statements: dict[str, Statement] = {}
+    for entry in sorted((sql_root() / "pgq").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".sql"):
+            text = _apply_prefix(_read("pgq", entry.name), prefix)
+            statements.update(parse_statements(text, f"pgq/{entry.name}"))
+    stmt = statements[name]
+    if lower_to is None:
+        return stmt
+    graph = pgq.parse_property_graph(statements["create-property-graph"].sql)
+    sql = pgq.lower(stmt.sql, graph, dialect=lower_to)
+    return Statement(stmt.name, sql, stmt.doc, bind_names(sql), f"{stmt.source} ({lower_to})")
 
 
 def load_script(dialect: str, name: str, prefix: str = DEFAULT_PREFIX) -> str:

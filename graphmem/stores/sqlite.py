@@ -29,7 +29,7 @@ from graphmem.errors import (
     SchemaError,
 )
 from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
-from graphmem.sqlfiles import load_script, load_statements
+from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
 from graphmem.stores.base import (
     LinkedNode,
     NewLink,
@@ -70,6 +70,8 @@ class SqliteStore(Store):
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
     ) -> None:
         self._sql = load_statements("sqlite", prefix)
+        # The traversal level is SQL/PGQ text shared with Oracle, run here lowered.
+        self._expand_level = load_pgq_statement("expand-level", prefix, lower_to="sqlite")
         self._prefix = prefix
         self._lock = threading.RLock()
         self._depth = 0
@@ -417,7 +419,8 @@ class SqliteStore(Store):
         open_roots = set(root_ids)
         binds = self._use_filter(filters)
         for depth in range(1, num_hops + 1):
-            self._run("expand-level", depth=depth, **binds)
+            self._expand_level.check_binds({"depth": depth, **binds})
+            self._execute(self._expand_level.sql, {"depth": depth, **binds})
             reached = self._run("count-level", depth=depth).fetchall()
             if not reached:
                 break

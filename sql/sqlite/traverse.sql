@@ -1,12 +1,14 @@
 -- Linked context: the shortest-path tree of SPEC section 3, level by level (SQLite).
 --
--- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal,
--- insert-traversal-root for every direct result, then expand-level for depth
+-- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal-*,
+-- insert-traversal-root for every direct result, then expand-level
+-- (sql/pgq/expand_level.sql, the SQL/PGQ text lowered by graphmem.pgq) for depth
 -- 1..num_hops, each followed by count-level (stopping early once every root
 -- holds max_linked_results nodes or a level reaches nothing) and
--- close-traversal-root for roots that are full, then select-linked-context. Each level expands only the nodes first reached at the
--- previous level and anti-joins those already reached, so the cost follows the
--- part of the graph reached; no path is ever enumerated.
+-- close-traversal-root for roots that are full, then select-linked-context.
+-- Each level expands only the nodes first reached at the previous level and
+-- anti-joins those already reached, so the cost follows the part of the graph
+-- reached; no path is ever enumerated.
 -- The work tables (session.sql) live in the connection's temp schema: readers
 -- never take the database write lock.
 
@@ -29,51 +31,6 @@ INSERT INTO temp.graphmem_roots (root_id, open) VALUES (:root_id, 1);
 -- name: close-traversal-root
 -- A root that holds max_linked_results nodes stops expanding.
 UPDATE temp.graphmem_roots SET open = 0 WHERE root_id = :root_id;
-
--- name: expand-level
--- Reach the memories at distance :depth from each open root: neighbours (both
--- link directions) of the nodes reached at :depth - 1, passing the filters and
--- not reached before. The parent is the minimum (link created_at, relation_id,
--- parent id), the tie rule of SPEC section 3.
-INSERT INTO temp.graphmem_reached (root_id, node_id, depth, parent_id, relation_id, link_created_at)
-SELECT c.root_id, c.node_id, :depth, c.parent_id, c.relation_id, c.link_created_at
-FROM (
-    SELECT e.root_id, e.node_id, e.parent_id, e.relation_id, e.link_created_at,
-           row_number() OVER (
-               PARTITION BY e.root_id, e.node_id
-               ORDER BY e.link_created_at, e.relation_id, e.parent_id) AS pick
-    FROM (
-        SELECT f.root_id, l.target_id AS node_id, f.node_id AS parent_id,
-               l.relation_id, l.created_at AS link_created_at
-        FROM temp.graphmem_reached f
-        JOIN temp.graphmem_roots o ON o.root_id = f.root_id AND o.open = 1
-        JOIN graphmem_link l ON l.source_id = f.node_id
-        WHERE f.depth = :depth - 1
-        UNION ALL
-        SELECT f.root_id, l.source_id AS node_id, f.node_id AS parent_id,
-               l.relation_id, l.created_at AS link_created_at
-        FROM temp.graphmem_reached f
-        JOIN temp.graphmem_roots o ON o.root_id = f.root_id AND o.open = 1
-        JOIN graphmem_link l ON l.target_id = f.node_id
-        WHERE f.depth = :depth - 1
-    ) e
-    JOIN graphmem_memory m ON m.record_id = e.node_id
-    WHERE NOT EXISTS (
-            SELECT 1 FROM temp.graphmem_reached r
-            WHERE r.root_id = e.root_id AND r.node_id = e.node_id)
-      AND (:user_id IS NULL OR m.user_id = :user_id)
-      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
-      AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-      AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
-      AND (m.expires_at IS NULL OR m.expires_at > :now)
-      AND NOT EXISTS (
-            SELECT 1 FROM temp.graphmem_filter f
-            WHERE NOT EXISTS (
-                SELECT 1 FROM graphmem_memory_meta x
-                WHERE x.record_id = m.record_id
-                  AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
-) c
-WHERE c.pick = 1;
 
 -- name: count-level
 -- How many nodes each root reached at :depth (roots with none are absent).

@@ -1,0 +1,293 @@
+-- graphmem Oracle store: schema for Oracle AI Database 23ai (23.4 or newer) / 26ai.
+--
+-- Run as is in SQL*Plus or SQLcl, connected as the schema owner:
+--     sqlplus graphmem/graphmem@localhost:1521/FREEPDB1 @sql/oracle/install.sql
+-- or let graphmem.stores.oracle.OracleStore run it (SchemaPolicy.CREATE_IF_NECESSARY;
+-- it splits the script at `;` line ends and at the `/` lines after PL/SQL blocks).
+-- Object names start with GRAPHMEM_; a store created with memory_store_id=X uses
+-- X_ instead (graphmem.sqlfiles substitutes the validated identifier). Every
+-- statement is idempotent (IF NOT EXISTS, CREATE OR REPLACE, MERGE), so the
+-- script can be re-run. Needs CREATE TABLE, CREATE TRIGGER and CREATE PROPERTY
+-- GRAPH (all in DB_DEVELOPER_ROLE) and a quota on the default tablespace.
+--
+-- Type choices (the same behaviour as sql/sqlite/install.sql):
+-- * Times are fixed-format UTC text 'YYYY-MM-DDTHH:MM:SS.ffffff+00:00'
+--   (graphmem.core.validation.format_time), not TIMESTAMP columns: the store
+--   binds the very strings SQLite stores, the search's :now included, so every
+--   comparison and the tie rule (link created_at, then relation_id) order the
+--   same bytes on both backends, with no NLS date format involved. The store's
+--   session script (session.sql) pins NLS_SORT and NLS_COMP to BINARY.
+-- * Metadata is CLOB with a CHECK (... IS JSON), not the native JSON type:
+--   graphmem writes compact json.dumps text and must read back exactly that text
+--   (native JSON stores numbers as Oracle NUMBER/OSON and may change them, e.g.
+--   integers beyond 38 digits or floats near 1e308). Metadata filters never
+--   parse JSON in SQL: they use GRAPHMEM_MEMORY_META.
+-- * Ids are VARCHAR2(128 CHAR), like the 128-character ids graphmem accepts.
+-- * Embeddings are VECTOR(*, FLOAT32): any dimension; graphmem keeps one
+--   dimension per store (GRAPHMEM_META 'embedding_dim').
+--
+-- Validity (SPEC section 2): a memory is 'invalid' exactly when a supersedes,
+-- refines or duplicates link targets it. The compound trigger on GRAPHMEM_LINK
+-- keeps this for any DML on the link table, a DBA's included: each row only
+-- records the affected target ids (no table access, so no ORA-04091), and the
+-- statement end recomputes those targets alone through the target index.
+
+CREATE TABLE IF NOT EXISTS GRAPHMEM_META (
+    meta_key   VARCHAR2(128 CHAR) NOT NULL,
+    meta_value VARCHAR2(4000) NOT NULL,
+    CONSTRAINT GRAPHMEM_META_PK PRIMARY KEY (meta_key)
+);
+
+CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY (
+    record_id        VARCHAR2(128 CHAR) NOT NULL,
+    record_type      VARCHAR2(16) NOT NULL,
+    content          CLOB NOT NULL,
+    status           VARCHAR2(8) DEFAULT 'valid' NOT NULL,
+    user_id          VARCHAR2(128 CHAR),
+    agent_id         VARCHAR2(128 CHAR),
+    thread_id        VARCHAR2(128 CHAR),
+    metadata         CLOB DEFAULT '{}' NOT NULL,
+    memory_timestamp VARCHAR2(32),
+    created_at       VARCHAR2(32) NOT NULL,
+    expires_at       VARCHAR2(32),
+    embedding        VECTOR(*, FLOAT32),
+    CONSTRAINT GRAPHMEM_MEMORY_PK PRIMARY KEY (record_id),
+    CONSTRAINT GRAPHMEM_MEMORY_ID_CK CHECK (LENGTH(record_id) BETWEEN 1 AND 128),
+    CONSTRAINT GRAPHMEM_MEMORY_TYPE_CK
+        CHECK (record_type IN ('memory', 'fact', 'preference', 'guideline')),
+    CONSTRAINT GRAPHMEM_MEMORY_STATUS_CK CHECK (status IN ('valid', 'invalid')),
+    CONSTRAINT GRAPHMEM_MEMORY_JSON_CK CHECK (metadata IS JSON)
+);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_USER_IX ON GRAPHMEM_MEMORY (user_id, record_type);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_AGENT_IX ON GRAPHMEM_MEMORY (agent_id);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_THREAD_IX ON GRAPHMEM_MEMORY (thread_id);
+
+-- One row per top-level scalar metadata entry, for metadata filters. Unlike
+-- SQLite, meta_key holds graphmem's canonical JSON text of the key (a quoted
+-- string, hashed beyond 512 characters: graphmem.core.metadata.canonical_scalar)
+-- because Oracle stores '' as NULL and an empty metadata key is legal; the
+-- value is the canonical text of the scalar, as in every dialect. Written by
+-- graphmem with the memory; a DBA who edits GRAPHMEM_MEMORY.metadata by hand
+-- rewrites these rows.
+CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY_META (
+    record_id  VARCHAR2(128 CHAR) NOT NULL,
+    meta_key   VARCHAR2(512 CHAR) NOT NULL,
+    meta_value VARCHAR2(512 CHAR) NOT NULL,
+    CONSTRAINT GRAPHMEM_MEMORY_META_PK PRIMARY KEY (record_id, meta_key),
+    CONSTRAINT GRAPHMEM_MEMORY_META_FK FOREIGN KEY (record_id)
+        REFERENCES GRAPHMEM_MEMORY (record_id) ON DELETE CASCADE
+);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_META_VALUE_IX
+    ON GRAPHMEM_MEMORY_META (meta_key, meta_value);
+
+CREATE TABLE IF NOT EXISTS GRAPHMEM_LINK (
+    relation_id            VARCHAR2(128 CHAR) NOT NULL,
+    source_id              VARCHAR2(128 CHAR) NOT NULL,
+    target_id              VARCHAR2(128 CHAR) NOT NULL,
+    relation_type          VARCHAR2(128 CHAR) NOT NULL,
+    opposite_relation_type VARCHAR2(128 CHAR) NOT NULL,
+    relation_timestamp     VARCHAR2(32),
+    metadata               CLOB DEFAULT '{}' NOT NULL,
+    created_at             VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_LINK_PK PRIMARY KEY (relation_id),
+    CONSTRAINT GRAPHMEM_LINK_ID_CK CHECK (LENGTH(relation_id) BETWEEN 1 AND 128),
+    CONSTRAINT GRAPHMEM_LINK_SOURCE_FK FOREIGN KEY (source_id)
+        REFERENCES GRAPHMEM_MEMORY (record_id) ON DELETE CASCADE,
+    CONSTRAINT GRAPHMEM_LINK_TARGET_FK FOREIGN KEY (target_id)
+        REFERENCES GRAPHMEM_MEMORY (record_id) ON DELETE CASCADE,
+    CONSTRAINT GRAPHMEM_LINK_SELF_CK CHECK (source_id <> target_id),
+    CONSTRAINT GRAPHMEM_LINK_TRIPLE_UK UNIQUE (source_id, target_id, relation_type),
+    CONSTRAINT GRAPHMEM_LINK_JSON_CK CHECK (metadata IS JSON)
+);
+
+-- The unique key's index (source_id first) serves lookups by source and the
+-- source foreign key; this one serves lookups by target (traversal towards
+-- sources, the validity recompute, and the target foreign key).
+CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_TARGET_IX ON GRAPHMEM_LINK (target_id, relation_type);
+
+-- Work tables of one read (SQLite keeps them in its per-connection temp schema,
+-- sql/sqlite/session.sql). Rows are private to the session; the store deletes
+-- them at the start of each read (reset-traversal-*, reset-filter). A session
+-- that has used them keeps them bound until it ends, so DROP (uninstall.sql)
+-- fails with ORA-14452 while other graphmem sessions are connected.
+CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_REACHED (
+    root_id         VARCHAR2(128 CHAR) NOT NULL,
+    node_id         VARCHAR2(128 CHAR) NOT NULL,
+    depth           NUMBER(2) NOT NULL,
+    parent_id       VARCHAR2(128 CHAR),
+    relation_id     VARCHAR2(128 CHAR),
+    link_created_at VARCHAR2(32),
+    CONSTRAINT GRAPHMEM_REACHED_PK PRIMARY KEY (root_id, node_id)
+) ON COMMIT PRESERVE ROWS;
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_REACHED_DEPTH_IX ON GRAPHMEM_REACHED (depth, root_id);
+
+CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_ROOTS (
+    root_id VARCHAR2(128 CHAR) NOT NULL,
+    open    NUMBER(1) NOT NULL,
+    CONSTRAINT GRAPHMEM_ROOTS_PK PRIMARY KEY (root_id)
+) ON COMMIT PRESERVE ROWS;
+
+CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_FILTER (
+    meta_key   VARCHAR2(512 CHAR) NOT NULL,
+    meta_value VARCHAR2(512 CHAR) NOT NULL,
+    CONSTRAINT GRAPHMEM_FILTER_PK PRIMARY KEY (meta_key)
+) ON COMMIT PRESERVE ROWS;
+
+-- Validity and orientation for every statement on GRAPHMEM_LINK.
+-- AFTER EACH ROW only copies :NEW/:OLD values into PL/SQL collections; it never
+-- reads a table, so it cannot raise ORA-04091 (the mutating-table rule binds
+-- row-level triggers: https://docs.oracle.com/cd/G11854_01/lnpls/trigger-restrictions.html).
+-- AFTER STATEMENT then (1) rejects a link whose type is already stored in the
+-- reverse orientation (ORA-20002) and (2) recomputes the status of the collected
+-- targets only, through GRAPHMEM_LINK_TARGET_IX: cost independent of store size.
+--
+-- Memory deletes: deleting a memory cascades into its links, which fires this
+-- trigger while GRAPHMEM_MEMORY itself is being changed by the DELETE. Current
+-- Oracle documentation scopes the mutating-table rule to row-level triggers, so
+-- the statement-level recompute should run; older releases also restricted
+-- statement triggers fired by DELETE CASCADE, and ORA-04094 (constraining table)
+-- may apply. Neither has been tried on a live server. If either error occurs
+-- the trigger raises ORA-20003 and the whole DELETE rolls back (the invariant
+-- still holds); delete the memory's links first, then the memory. graphmem never
+-- relies on the cascade: OracleStore.delete_memory deletes the memory's links
+-- explicitly (delete-link), then the memory, in one transaction.
+CREATE OR REPLACE TRIGGER GRAPHMEM_LINK_VALIDITY
+FOR INSERT OR UPDATE OR DELETE ON GRAPHMEM_LINK
+COMPOUND TRIGGER
+    TYPE id_set IS TABLE OF BOOLEAN INDEX BY VARCHAR2(512);
+    TYPE link_key IS RECORD (
+        source_id     VARCHAR2(512),
+        target_id     VARCHAR2(512),
+        relation_type VARCHAR2(512));
+    TYPE link_keys IS TABLE OF link_key INDEX BY PLS_INTEGER;
+    targets id_set;
+    written link_keys;
+    mutating EXCEPTION;
+    PRAGMA EXCEPTION_INIT(mutating, -4091);
+    constraining EXCEPTION;
+    PRAGMA EXCEPTION_INIT(constraining, -4094);
+    --
+    AFTER EACH ROW IS
+        w link_key;
+    BEGIN
+        IF INSERTING OR UPDATING THEN
+            IF :NEW.relation_type IN ('supersedes', 'refines', 'duplicates') THEN
+                targets(:NEW.target_id) := TRUE;
+            END IF;
+            w.source_id := :NEW.source_id;
+            w.target_id := :NEW.target_id;
+            w.relation_type := :NEW.relation_type;
+            written(written.COUNT + 1) := w;
+        END IF;
+        IF DELETING OR UPDATING THEN
+            IF :OLD.relation_type IN ('supersedes', 'refines', 'duplicates') THEN
+                targets(:OLD.target_id) := TRUE;
+            END IF;
+        END IF;
+    END AFTER EACH ROW;
+    --
+    AFTER STATEMENT IS
+        k        VARCHAR2(512);
+        n        PLS_INTEGER;
+        v_status VARCHAR2(8);
+    BEGIN
+        FOR i IN 1 .. written.COUNT LOOP
+            SELECT COUNT(*) INTO n
+            FROM GRAPHMEM_LINK r
+            WHERE r.source_id = written(i).target_id
+              AND r.target_id = written(i).source_id
+              AND r.relation_type = written(i).relation_type;
+            IF n > 0 THEN
+                RAISE_APPLICATION_ERROR(-20002,
+                    'graphmem: this relation type is already stored in the reverse orientation');
+            END IF;
+        END LOOP;
+        k := targets.FIRST;
+        WHILE k IS NOT NULL LOOP
+            SELECT CASE WHEN EXISTS (
+                       SELECT 1 FROM GRAPHMEM_LINK l
+                       WHERE l.target_id = k
+                         AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+                   ) THEN 'invalid' ELSE 'valid' END
+            INTO v_status
+            FROM dual;
+            UPDATE GRAPHMEM_MEMORY SET status = v_status
+            WHERE record_id = k AND status <> v_status;
+            k := targets.NEXT(k);
+        END LOOP;
+    EXCEPTION
+        WHEN mutating OR constraining THEN
+            RAISE_APPLICATION_ERROR(-20003,
+                'graphmem: delete the memory''s links before the memory (see install.sql)');
+    END AFTER STATEMENT;
+END GRAPHMEM_LINK_VALIDITY;
+/
+
+-- Status is derived: refuse an insert or a direct status write that breaks the
+-- invariant (ORA-20001). Checked at statement end, so no ORA-04091 either.
+CREATE OR REPLACE TRIGGER GRAPHMEM_MEMORY_STATUS
+FOR INSERT OR UPDATE OF status ON GRAPHMEM_MEMORY
+COMPOUND TRIGGER
+    TYPE id_set IS TABLE OF BOOLEAN INDEX BY VARCHAR2(512);
+    changed id_set;
+    --
+    AFTER EACH ROW IS
+    BEGIN
+        changed(:NEW.record_id) := TRUE;
+    END AFTER EACH ROW;
+    --
+    AFTER STATEMENT IS
+        k VARCHAR2(512);
+        n PLS_INTEGER;
+    BEGIN
+        k := changed.FIRST;
+        WHILE k IS NOT NULL LOOP
+            SELECT COUNT(*) INTO n
+            FROM GRAPHMEM_MEMORY m
+            WHERE m.record_id = k
+              AND m.status <> CASE WHEN EXISTS (
+                      SELECT 1 FROM GRAPHMEM_LINK l
+                      WHERE l.target_id = m.record_id
+                        AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+                  ) THEN 'invalid' ELSE 'valid' END;
+            IF n > 0 THEN
+                RAISE_APPLICATION_ERROR(-20001,
+                    'graphmem: status is derived from lifecycle links');
+            END IF;
+            k := changed.NEXT(k);
+        END LOOP;
+    END AFTER STATEMENT;
+END GRAPHMEM_MEMORY_STATUS;
+/
+
+MERGE INTO GRAPHMEM_META t
+USING (SELECT 'schema_version' AS meta_key, '1' AS meta_value FROM dual) s
+ON (t.meta_key = s.meta_key)
+WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.meta_key, s.meta_value);
+
+COMMIT;
+
+-- The property graph: the same text as sql/pgq/graph.sql (a test checks it).
+-- Metadata only: no data is copied, queries see the tables' current rows.
+CREATE PROPERTY GRAPH IF NOT EXISTS graphmem_graph
+    VERTEX TABLES (
+        graphmem_memory AS memory
+            KEY (record_id)
+            LABEL memory
+            PROPERTIES (record_id, record_type, status, user_id, agent_id, thread_id,
+                        created_at, expires_at)
+    )
+    EDGE TABLES (
+        graphmem_link AS memory_link
+            KEY (relation_id)
+            SOURCE KEY (source_id) REFERENCES memory (record_id)
+            DESTINATION KEY (target_id) REFERENCES memory (record_id)
+            LABEL memory_link
+            PROPERTIES (relation_id, source_id, target_id, relation_type,
+                        opposite_relation_type, created_at)
+    );

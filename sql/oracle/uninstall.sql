@@ -1,0 +1,37 @@
+-- graphmem Oracle store: remove every object install.sql creates (data included).
+--
+-- Run in SQL*Plus or SQLcl as the schema owner:
+--     sqlplus graphmem/graphmem@localhost:1521/FREEPDB1 @sql/oracle/uninstall.sql
+-- or call graphmem.stores.oracle.OracleStore.uninstall(). Names start with
+-- GRAPHMEM_; graphmem substitutes the validated memory_store_id prefix.
+-- The graph goes first (it depends on the tables), then the tables; dropping a
+-- table drops its indexes and triggers. The work tables are global temporary
+-- tables: this session releases them by truncating, and their DROP fails with
+-- ORA-14452 while another session that used them is still connected.
+
+DROP PROPERTY GRAPH IF EXISTS graphmem_graph;
+
+DROP TABLE IF EXISTS GRAPHMEM_LINK PURGE;
+
+DROP TABLE IF EXISTS GRAPHMEM_MEMORY_META PURGE;
+
+DROP TABLE IF EXISTS GRAPHMEM_MEMORY PURGE;
+
+DROP TABLE IF EXISTS GRAPHMEM_META PURGE;
+
+-- TRUNCATE unbinds this session from a temporary table; ORA-00942 (no such
+-- table) is ignored so the script stays idempotent.
+BEGIN
+    FOR t IN (SELECT table_name FROM user_tables
+              WHERE table_name IN ('GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS', 'GRAPHMEM_FILTER')
+                AND temporary = 'Y') LOOP
+        EXECUTE IMMEDIATE 'TRUNCATE TABLE "' || t.table_name || '"';
+    END LOOP;
+END;
+/
+
+DROP TABLE IF EXISTS GRAPHMEM_REACHED;
+
+DROP TABLE IF EXISTS GRAPHMEM_ROOTS;
+
+DROP TABLE IF EXISTS GRAPHMEM_FILTER;
