@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -53,16 +54,34 @@ _MEMORY_KEYS = frozenset(
 _EMBED_BATCH = 1024
 
 
+_DSN = re.compile(r"[A-Za-z][\w$#]*/[^/@\s]*@[^/:\s]+(:\d+)?(/\S+)?")
+
+
+def _looks_like_dsn(connection: object) -> bool:
+    """``user/password@host:port/service`` (port or service required), not a file."""
+    if not isinstance(connection, str):
+        return False
+    match = _DSN.fullmatch(connection)
+    return match is not None and bool(match.group(1) or match.group(2))
+
+
 def _open_store(connection: object, prefix: str, schema_policy: SchemaPolicy) -> Store:
     if isinstance(connection, Store):
         return connection
+    # An oracledb pool or connection, or a DSN 'user/password@host:port/service'.
+    driver = type(connection).__module__.partition(".")[0]
+    if _looks_like_dsn(connection) or driver == "oracledb":
+        from graphmem.stores.oracle import OracleStore
+
+        return OracleStore(connection, prefix, schema_policy)
     if isinstance(connection, (str, Path)):
         from graphmem.stores.sqlite import SqliteStore
 
         return SqliteStore(connection, prefix, schema_policy)
     raise InvalidArgumentError(
         "connection",
-        f"expected a SQLite path or ':memory:', got {type(connection).__name__}",
+        f"expected a SQLite path, ':memory:', an Oracle DSN 'user/password@host:port/service', "
+        f"an oracledb pool or connection; got {type(connection).__name__}",
     )
 
 
@@ -70,7 +89,9 @@ class GraphMemory(LinkOperations):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
-        connection: a path to a SQLite file (created on first use) or ``":memory:"``.
+        connection: a path to a SQLite file (created on first use) or ``":memory:"``;
+            or, for Oracle AI Database, an ``oracledb.ConnectionPool``, an
+            ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
         embedder: turns text into vectors; default :class:`HashingEmbedder` (offline).
         memory_store_id: prefixes every table, so several stores share one database;
             ``^[A-Za-z][A-Za-z0-9_]{0,29}$``.
@@ -92,7 +113,7 @@ class GraphMemory(LinkOperations):
 
     def __init__(
         self,
-        connection: str | Path | Store = ":memory:",
+        connection: object = ":memory:",
         *,
         embedder: Embedder | None = None,
         memory_store_id: str | None = None,

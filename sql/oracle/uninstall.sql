@@ -19,8 +19,8 @@ DROP TABLE IF EXISTS GRAPHMEM_MEMORY PURGE;
 
 DROP TABLE IF EXISTS GRAPHMEM_META PURGE;
 
--- TRUNCATE unbinds this session from a temporary table; ORA-00942 (no such
--- table) is ignored so the script stays idempotent.
+-- TRUNCATE unbinds this session from a temporary table; only the tables that
+-- exist are truncated, so the script stays idempotent.
 BEGIN
     FOR t IN (SELECT table_name FROM user_tables
               WHERE table_name IN ('GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS', 'GRAPHMEM_FILTER')

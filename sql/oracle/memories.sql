@@ -1,0 +1,85 @@
+-- Memories: insert, read, list, update, delete (Oracle).
+-- Used by graphmem.stores.oracle.OracleStore. Times are fixed-format UTC text
+-- and id lists are JSON array text, bound exactly as for SQLite (install.sql).
+
+-- name: insert-memory
+-- Store one memory; a duplicate record_id violates the primary key (ORA-00001).
+INSERT INTO graphmem_memory (
+    record_id, record_type, content, user_id, agent_id, thread_id,
+    metadata, memory_timestamp, created_at, expires_at, embedding
+) VALUES (
+    :record_id, :record_type, :content, :user_id, :agent_id, :thread_id,
+    :metadata, :memory_timestamp, :created_at, :expires_at, :embedding
+);
+
+-- name: insert-memory-meta
+-- One filterable metadata entry of a memory (canonical JSON texts of the key
+-- and of the scalar value, see install.sql).
+INSERT INTO graphmem_memory_meta (record_id, meta_key, meta_value)
+VALUES (:record_id, :meta_key, :meta_value);
+
+-- name: delete-memory-meta
+-- Forget a memory's filterable metadata entries (before rewriting them).
+DELETE FROM graphmem_memory_meta WHERE record_id = :record_id;
+
+-- name: get-memories
+-- The memories whose ids are in the JSON array :record_ids.
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE m.record_id IN (
+        SELECT j.id
+        FROM JSON_TABLE(:record_ids, '$[*]' COLUMNS (id VARCHAR2(128 CHAR) PATH '$')) j);
+
+-- name: list-memories
+-- Memories passing the search filters, oldest first, at most :limit rows.
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+ORDER BY m.created_at, m.record_id
+FETCH FIRST :limit ROWS ONLY;
+
+-- name: update-memory
+-- Replace content, metadata, timestamp and embedding of one memory; the caller
+-- passes the current value for each field it does not change.
+UPDATE graphmem_memory
+SET content = :content, metadata = :metadata, memory_timestamp = :memory_timestamp,
+    embedding = :embedding
+WHERE record_id = :record_id;
+
+-- name: get-memory-embedding
+-- The stored embedding of one memory.
+SELECT embedding FROM graphmem_memory WHERE record_id = :record_id;
+
+-- name: delete-memory
+-- Delete one memory. graphmem deletes its links first (delete-link, which fires
+-- the validity trigger on its own), so nothing is left to cascade; a DBA's
+-- DELETE cascades into the links (see install.sql on the trigger).
+DELETE FROM graphmem_memory WHERE record_id = :record_id;
+
+-- name: get-lifecycle-links-to
+-- The lifecycle links that target the memories in the JSON array :record_ids
+-- (why they are invalid), oldest first.
+SELECT l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
+       l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
+       l.created_at
+FROM graphmem_link l
+JOIN graphmem_memory s ON s.record_id = l.source_id
+JOIN graphmem_memory t ON t.record_id = l.target_id
+WHERE l.target_id IN (
+        SELECT j.id
+        FROM JSON_TABLE(:record_ids, '$[*]' COLUMNS (id VARCHAR2(128 CHAR) PATH '$')) j)
+  AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+ORDER BY l.target_id, l.created_at, l.relation_id;
