@@ -20,6 +20,21 @@ from graphmem.pgq.ast import SqlExpr
 
 __all__ = ["PropertyRef", "identifier", "property_refs", "rewrite"]
 
+#: SQL/PGQ-only functions; they have no meaning once GRAPH_TABLE is lowered.
+_PGQ_FUNCTIONS = {
+    "BINDING_COUNT",
+    "EDGE_EQUAL",
+    "EDGE_ID",
+    "ELEMENT_NUMBER",
+    "IS_DESTINATION_OF",
+    "IS_SOURCE_OF",
+    "MATCHNUM",
+    "PATH_NAME",
+    "PROPERTY_EXISTS",
+    "VERTEX_EQUAL",
+    "VERTEX_ID",
+}
+
 
 @dataclass(frozen=True)
 class PropertyRef:
@@ -84,7 +99,7 @@ def property_refs(source: str, expr: SqlExpr) -> list[PropertyRef]:
     return refs
 
 
-def _reject(source: str, expr: SqlExpr, node: exp.Expression) -> None:
+def _reject(source: str, expr: SqlExpr, node: exp.Expr) -> None:
     if isinstance(node, exp.AggFunc):
         problem = "aggregates (over group variables) are not supported in GRAPH_TABLE"
     elif isinstance(node, exp.Window):
@@ -93,6 +108,8 @@ def _reject(source: str, expr: SqlExpr, node: exp.Expression) -> None:
         problem = "subqueries are not supported in GRAPH_TABLE"
     elif isinstance(node, exp.Star):
         problem = "* is not supported in GRAPH_TABLE"
+    elif isinstance(node, exp.Anonymous) and str(node.name).upper() in _PGQ_FUNCTIONS:
+        problem = f"the SQL/PGQ function {str(node.name).upper()} is not supported"
     else:
         return
     raise error_at(source, expr.offset, problem)

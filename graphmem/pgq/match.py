@@ -60,6 +60,11 @@ def parse_graph_table(cur: Cursor, dialect: str) -> GraphTable:
     while cur.at("COMMA"):
         cur.advance()
         paths.append(_path(cur, dialect))
+    if not (cur.at_word("WHERE") or cur.at_word("COLUMNS") or cur.at_word("ONE")):
+        raise cur.error(
+            "expected a vertex pattern, an edge pattern (-[ ]->, <-[ ]-, -[ ]-, ->, <-, -), "
+            "',', WHERE or COLUMNS"
+        )
     where = None
     if cur.at_word("WHERE"):
         cur.advance()
