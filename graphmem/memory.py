@@ -94,7 +94,8 @@ class GraphMemory(LinkOperations):
             ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
         embedder: turns text into vectors; default :class:`HashingEmbedder` (offline).
         memory_store_id: prefixes every table, so several stores share one database;
-            ``^[A-Za-z][A-Za-z0-9_]{0,29}$``.
+            ``^[A-Za-z][A-Za-z0-9_]{0,29}$``. An SQL identifier, so case-insensitive:
+            ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
         clock: returns the current UTC time (tests pin it to check expiry).
 
@@ -181,7 +182,8 @@ class GraphMemory(LinkOperations):
             thread_id: scope: the thread it came from.
             metadata: JSON object stored with the memory.
             timestamp: when it happened (defaults to the creation time when shown).
-            ttl_days: expire after this many days (expired memories are never returned).
+            ttl_days: expire after this many days; search and list_memories leave expired
+                memories out (get_memory still finds them by id).
 
         Raises:
             InvalidArgumentError: a bad argument (named in the message).

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["cosine_distances", "top_k"]
+__all__ = ["TIE_DECIMALS", "cosine_distances", "top_k"]
+
+TIE_DECIMALS = 12
 
 
 def cosine_distances(
@@ -34,12 +36,17 @@ def top_k(
 ) -> list[tuple[str, float]]:
     """The ``k`` nearest ``(id, distance)`` pairs, by distance then id.
 
+    Distances are rounded to 12 decimals first, so that texts at mathematically
+    equal distance, which floating point may place 1e-16 apart differently on
+    different backends, tie and are ordered by id everywhere.
+
     >>> top_k(["b", "a", "c"], np.array([0.5, 0.5, 0.1]), 2)
     [('c', 0.1), ('a', 0.5)]
     """
     n = len(ids)
     if k <= 0 or n == 0:
         return []
+    distances = np.round(np.asarray(distances, dtype=np.float64), TIE_DECIMALS)
     if k < n:
         # Everything at or below the k-th smallest distance, ties included: O(n).
         kth = np.partition(distances, k - 1)[k - 1]

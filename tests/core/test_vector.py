@@ -1,0 +1,87 @@
+"""graphmem.core.vector: exact cosine distances and top-k with ties by id."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphmem.core.vector import cosine_distances, top_k
+
+
+def test_cosine_distances_basic() -> None:
+    matrix = np.array([[1.0, 0.0], [0.0, 3.0], [-2.0, 0.0], [1.0, 1.0]])
+    result = cosine_distances(matrix, np.array([2.0, 0.0]))
+    assert result == pytest.approx([0.0, 1.0, 2.0, 1.0 - 1.0 / np.sqrt(2.0)])
+
+
+def test_cosine_distances_scale_invariant() -> None:
+    matrix = np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+    result = cosine_distances(matrix, np.array([3.0, 2.0, 1.0]))
+    assert result[0] == pytest.approx(result[1])
+
+
+def test_cosine_distances_zero_vector_at_one() -> None:
+    assert cosine_distances(np.zeros((2, 3)), np.array([1.0, 0.0, 0.0])).tolist() == [1.0, 1.0]
+
+
+def test_cosine_distances_zero_query_at_one() -> None:
+    assert cosine_distances(np.eye(2), np.zeros(2)).tolist() == [1.0, 1.0]
+
+
+def test_cosine_distances_float64_from_float32() -> None:
+    result = cosine_distances(np.eye(3, dtype=np.float32), np.ones(3, dtype=np.float32))
+    assert result.dtype == np.float64
+
+
+def test_cosine_distances_empty_matrix() -> None:
+    assert cosine_distances(np.zeros((0, 4)), np.ones(4)).shape == (0,)
+
+
+def test_cosine_distances_within_zero_and_two() -> None:
+    rng = np.random.default_rng(0)
+    result = cosine_distances(rng.normal(size=(50, 8)), rng.normal(size=8))
+    assert np.all(result >= 0.0) and np.all(result <= 2.0)
+
+
+def test_top_k_orders_by_distance() -> None:
+    assert top_k(["a", "b", "c"], np.array([0.3, 0.1, 0.2]), 3) == [
+        ("b", 0.1),
+        ("c", 0.2),
+        ("a", 0.3),
+    ]
+
+
+def test_top_k_ties_by_id() -> None:
+    assert [i for i, _ in top_k(["d", "b", "c", "a"], np.array([0.5, 0.5, 0.5, 0.5]), 4)] == [
+        "a",
+        "b",
+        "c",
+        "d",
+    ]
+
+
+def test_top_k_ties_at_the_cut_keep_smallest_ids() -> None:
+    ids = ["z", "y", "x", "w", "v"]
+    distances = np.array([0.5, 0.5, 0.1, 0.5, 0.9])
+    assert top_k(ids, distances, 3) == [("x", 0.1), ("w", 0.5), ("y", 0.5)]
+
+
+def test_top_k_k_larger_than_n() -> None:
+    assert len(top_k(["a", "b"], np.array([0.2, 0.1]), 10)) == 2
+
+
+def test_top_k_zero_and_negative() -> None:
+    assert top_k(["a"], np.array([0.1]), 0) == []
+    assert top_k(["a"], np.array([0.1]), -1) == []
+
+
+def test_top_k_empty() -> None:
+    assert top_k([], np.zeros(0), 3) == []
+
+
+def test_top_k_matches_full_sort() -> None:
+    rng = np.random.default_rng(7)
+    ids = [f"id{i:04d}" for i in range(500)]
+    distances = np.round(rng.random(500), 2)  # many ties
+    expected = sorted(zip(distances.tolist(), ids, strict=True))[:37]
+    assert top_k(ids, distances, 37) == [(i, d) for d, i in expected]
