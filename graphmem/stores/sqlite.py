@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -42,6 +43,13 @@ from graphmem.stores.base import (
 __all__ = ["SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return bool(code & 0xFF in (5, 6))  # SQLITE_BUSY, SQLITE_LOCKED
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 def _dump(value: dict[str, Any]) -> str:
@@ -132,16 +140,36 @@ class SqliteStore(Store):
                 finally:
                     self._depth -= 1
                 return
-            self._execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED", {})
+            self._begin("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
             self._depth = 1
             try:
                 yield
+                self._execute("COMMIT", {})
             except BaseException:
-                self._depth = 0
-                self._conn.rollback()
+                if self._conn.in_transaction:
+                    self._conn.rollback()
                 raise
-            self._depth = 0
-            self._execute("COMMIT", {})
+            finally:
+                self._depth = 0
+
+    def _begin(self, sql: str) -> None:
+        """Start a transaction, waiting out SQLITE_BUSY up to the busy timeout.
+
+        SQLite answers some lock conflicts with SQLITE_BUSY without calling its
+        busy handler (for example while another connection resets the WAL); BEGIN
+        has done nothing yet, so trying it again is safe.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.001
+        while True:
+            try:
+                self._conn.execute(sql)
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() > deadline:
+                    raise BackendError(f"SQLite failed: {exc} in {sql!r}") from exc
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
 
     def transaction(self, write: bool = True) -> Any:
         return self._transaction(write)
@@ -154,7 +182,8 @@ class SqliteStore(Store):
         except sqlite3.ProgrammingError as exc:
             raise BackendError(f"sqlite3 refused the call: {exc}") from exc
         except sqlite3.Error as exc:
-            raise BackendError(f"SQLite failed: {exc}") from exc
+            code = getattr(exc, "sqlite_errorname", "")
+            raise BackendError(f"SQLite failed: {exc} ({code}) in {sql[:60]!r}") from exc
 
     def _run(self, name: str, **binds: Any) -> sqlite3.Cursor:
         stmt = self._sql[name]
@@ -307,28 +336,31 @@ class SqliteStore(Store):
             self._run_many("insert-link", rows)
 
     def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
-        rows = self._run("get-links", relation_ids=json.dumps(list(relation_ids))).fetchall()
+        with self.transaction(write=False):
+            rows = self._run("get-links", relation_ids=json.dumps(list(relation_ids))).fetchall()
         return {r[0]: relation_from_row(r) for r in rows}
 
     def find_link_conflict(
         self, source_id: str, target_id: str, relation_type: str, exclude_relation_id: str
     ) -> str | None:
-        row = self._run(
-            "find-link-conflict",
-            source_id=source_id,
-            target_id=target_id,
-            relation_type=relation_type,
-            exclude_relation_id=exclude_relation_id,
-        ).fetchone()
+        with self.transaction(write=False):
+            row = self._run(
+                "find-link-conflict",
+                source_id=source_id,
+                target_id=target_id,
+                relation_type=relation_type,
+                exclude_relation_id=exclude_relation_id,
+            ).fetchone()
         return None if row is None else str(row[0])
 
     def find_link(self, source_id: str, target_id: str, relation_type: str) -> str | None:
-        row = self._run(
-            "find-link-by-triple",
-            source_id=source_id,
-            target_id=target_id,
-            relation_type=relation_type,
-        ).fetchone()
+        with self.transaction(write=False):
+            row = self._run(
+                "find-link-by-triple",
+                source_id=source_id,
+                target_id=target_id,
+                relation_type=relation_type,
+            ).fetchone()
         return None if row is None else str(row[0])
 
     def update_link(
@@ -354,13 +386,15 @@ class SqliteStore(Store):
             return self._run("delete-link", relation_id=relation_id).rowcount > 0
 
     def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
-        if record_id is None:
-            cursor = self._run("list-links", relation_type=relation_type)
-        else:
-            cursor = self._run(
-                "list-links-of-record", record_id=record_id, relation_type=relation_type
-            )
-        return [relation_from_row(r) for r in cursor.fetchall()]
+        with self.transaction(write=False):
+            if record_id is None:
+                cursor = self._run("list-links", relation_type=relation_type)
+            else:
+                cursor = self._run(
+                    "list-links-of-record", record_id=record_id, relation_type=relation_type
+                )
+            rows = cursor.fetchall()
+        return [relation_from_row(r) for r in rows]
 
     # search -----------------------------------------------------------------
 
