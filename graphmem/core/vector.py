@@ -46,12 +46,12 @@ def top_k(
     n = len(ids)
     if k <= 0 or n == 0:
         return []
-    distances = np.round(np.asarray(distances, dtype=np.float64), TIE_DECIMALS)
+    rounded: npt.NDArray[np.float64] = np.round(np.asarray(distances, np.float64), TIE_DECIMALS)
     if k < n:
         # Everything at or below the k-th smallest distance, ties included: O(n).
-        kth = np.partition(distances, k - 1)[k - 1]
-        chosen = np.flatnonzero(distances <= kth)
+        kth = np.partition(rounded, k - 1)[k - 1]
+        chosen = np.flatnonzero(rounded <= kth)
     else:
         chosen = np.arange(n)
-    ranked = sorted((float(distances[i]), ids[int(i)]) for i in chosen)
+    ranked = sorted((float(rounded[i]), ids[int(i)]) for i in chosen)
     return [(record_id, distance) for distance, record_id in ranked[:k]]
