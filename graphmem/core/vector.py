@@ -46,7 +46,7 @@ def top_k(
     n = len(ids)
     if k <= 0 or n == 0:
         return []
-    rounded: npt.NDArray[np.float64] = np.round(np.asarray(distances, np.float64), TIE_DECIMALS)
+    rounded = np.asarray(np.round(np.asarray(distances, np.float64), TIE_DECIMALS), np.float64)
     if k < n:
         # Everything at or below the k-th smallest distance, ties included: O(n).
         kth = np.partition(rounded, k - 1)[k - 1]
