@@ -1,0 +1,107 @@
+"""Linked-context trees on random graphs: the SQLite store, the networkx model's
+BFS definition, path enumeration and the pure core all give the same tree."""
+
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from graphmem import GraphMemory
+from graphmem.core.tree import Neighbor, shortest_path_tree
+from graphmem.testing.model import ExpectedEntry, ManualClock, ModelFilters, ReferenceModel
+from graphmem.testing.shape import expected_tree_rows, flatten_result
+from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_graph, search_args
+
+hops = st.integers(0, 5)
+caps = st.none() | st.integers(0, 6)
+days_later = st.sampled_from((0, 0, 2))
+
+
+def _search_all(memory: GraphMemory, args: SearchArgs, num_hops: int, cap: int | None) -> list:
+    return memory.search(
+        "pizza",
+        **args.kwargs(),
+        max_results=100,
+        num_hops=num_hops,
+        max_linked_results=cap,
+        include_invalid_results=True,
+    )
+
+
+@given(spec=graphs(), args=search_args(), num_hops=hops, cap=caps, later=days_later)
+def test_tree_store_equals_model(
+    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int | None, later: int
+) -> None:
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model = load_graph(memory, clock, spec)
+        clock.advance(days=later)
+        filters = args.model_filters(clock)
+        results = _search_all(memory, args, num_hops, cap)
+        assert {r.id for r in results} == model.candidates(filters, include_invalid=True)
+        for result in results:
+            want = expected_tree_rows(
+                model, result.id, model.tree(result.id, filters, num_hops, cap)
+            )
+            note(f"root {result.id!r}: model {want}")
+            assert flatten_result(result) == want
+
+
+@given(spec=graphs(max_memories=9, max_links=16), args=search_args(), num_hops=hops, cap=caps)
+def test_tree_bfs_equals_path_enumeration(
+    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int | None
+) -> None:
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model = load_graph(memory, clock, spec)
+    filters = args.model_filters(clock)
+    for root in sorted(model.candidates(filters, include_invalid=True)):
+        by_bfs = model.tree(root, filters, num_hops, cap)
+        assert by_bfs == model.tree_by_paths(root, filters, num_hops, cap), root
+
+
+def _core_tree(
+    model: ReferenceModel, root: str, filters: ModelFilters, num_hops: int, cap: int | None
+) -> list[ExpectedEntry]:
+    def neighbors(node: str) -> list[Neighbor]:
+        return [
+            Neighbor(
+                link.created_at,
+                link.relation_id,
+                link.target if link.source == node else link.source,
+            )
+            for link in model.links_of(node)
+        ]
+
+    entries = shortest_path_tree(
+        root, neighbors, num_hops, cap, allowed=lambda n: model.passes(n, filters)
+    )
+    return [ExpectedEntry(e.node, e.parent, e.relation_id, e.created_at, e.depth) for e in entries]
+
+
+@given(spec=graphs(), args=search_args(), num_hops=hops, cap=caps)
+def test_tree_core_equals_model(
+    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int | None
+) -> None:
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model = load_graph(memory, clock, spec)
+    filters = args.model_filters(clock)
+    for root in sorted(model.candidates(filters, include_invalid=True)):
+        want = model.tree(root, filters, num_hops, cap)
+        assert _core_tree(model, root, filters, num_hops, cap) == want, root
+
+
+@given(spec=graphs(), num_hops=st.integers(1, 5), cap=st.integers(1, 6))
+def test_tree_cap_keeps_a_prefix_of_the_uncapped_ranking(
+    spec: GraphSpec, num_hops: int, cap: int
+) -> None:
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        load_graph(memory, clock, spec)
+        capped = _search_all(memory, SearchArgs(), num_hops, cap)
+        full = _search_all(memory, SearchArgs(), num_hops, None)
+    for small, big in zip(capped, full, strict=True):
+        kept = {row.node: row for row in flatten_result(small)}
+        ranked = sorted(flatten_result(big), key=lambda r: r.depth)
+        assert len(kept) == min(cap, len(ranked))
+        assert all(kept[n].parent in kept or kept[n].parent == small.id for n in kept)
+        assert max((r.depth for r in kept.values()), default=0) <= num_hops
