@@ -175,13 +175,16 @@ class LinkOperations:
             NotFoundError: an endpoint does not exist.
             ConflictError: a duplicate id or link, or a reversed lifecycle pair.
         """
+        if isinstance(links, (str, bytes, Mapping)) or not isinstance(links, Iterable):
+            raise InvalidArgumentError("links", "must be an iterable of mappings")
         built: list[tuple[NewLink, str, str]] = []
         for index, item in enumerate(links):
             if not isinstance(item, Mapping):
                 raise InvalidArgumentError(f"links[{index}]", "must be a mapping")
             unknown = set(item) - _LINK_KEYS
             if unknown:
-                raise InvalidArgumentError(f"links[{index}]", f"unknown keys {sorted(unknown)}")
+                names = sorted(map(repr, unknown))
+                raise InvalidArgumentError(f"links[{index}]", f"unknown keys {', '.join(names)}")
             try:
                 built.append(self._new_link(**item))
             except (InvalidArgumentError, TypeError) as exc:

@@ -23,6 +23,7 @@ from graphmem.core.validation import (
     check_positive,
     check_record_type,
     check_record_types,
+    check_text,
     check_timestamp,
     check_ttl_days,
     expiry,
@@ -244,13 +245,16 @@ class GraphMemory(LinkOperations):
             InvalidArgumentError: a bad item (the message names its index).
             ConflictError: an id exists already or twice in the batch.
         """
+        if isinstance(memories, (str, bytes, Mapping)) or not isinstance(memories, Iterable):
+            raise InvalidArgumentError("memories", "must be an iterable of mappings")
         items = [dict(item) if isinstance(item, Mapping) else item for item in memories]
         for index, item in enumerate(items):
             if not isinstance(item, dict) or "content" not in item:
                 raise InvalidArgumentError(f"memories[{index}]", "must be a mapping with content")
             unknown = set(item) - _MEMORY_KEYS
             if unknown:
-                raise InvalidArgumentError(f"memories[{index}]", f"unknown keys {sorted(unknown)}")
+                names = sorted(map(repr, unknown))
+                raise InvalidArgumentError(f"memories[{index}]", f"unknown keys {', '.join(names)}")
             check_content(item["content"])
         vectors: list[Any] = []
         for start in range(0, len(items), _EMBED_BATCH):
@@ -402,6 +406,7 @@ class GraphMemory(LinkOperations):
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidArgumentError("query", "must be a non-empty string")
+        check_text("query", query)
         filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
         k = check_non_negative("max_results", max_results)
         hops = check_hops(num_hops)

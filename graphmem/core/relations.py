@@ -46,6 +46,10 @@ def _check_label(argument: str, value: object) -> str:
         raise InvalidArgumentError(argument, f"must be at most {_MAX_TYPE_LEN} characters")
     if value != value.strip():
         raise InvalidArgumentError(argument, "must not start or end with whitespace")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(argument, "is not valid Unicode text") from None
     return value
 
 

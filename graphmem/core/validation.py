@@ -27,6 +27,7 @@ __all__ = [
     "check_positive",
     "check_record_type",
     "check_record_types",
+    "check_text",
     "check_timestamp",
     "check_ttl_days",
     "format_time",
@@ -58,10 +59,26 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value).astimezone(timezone.utc)
 
 
+def check_text(argument: str, value: str) -> str:
+    """Text that can be stored: encodable as UTF-8 (no lone surrogates).
+
+    >>> check_text("content", "ok")
+    'ok'
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(
+            argument, f"is not valid Unicode text (character {exc.start} is a lone surrogate)"
+        ) from None
+    return value
+
+
 def check_id(argument: str, value: object) -> str:
     """A record or relation id: a non-empty string of at most 128 characters."""
     if not isinstance(value, str):
         raise InvalidArgumentError(argument, f"must be a string, not {type(value).__name__}")
+    check_text(argument, value)
     if not value:
         raise InvalidArgumentError(argument, "must not be empty")
     if len(value) > MAX_ID_LENGTH:
@@ -80,6 +97,7 @@ def check_content(value: object) -> str:
     """Memory content: a string with some non-whitespace text."""
     if not isinstance(value, str):
         raise InvalidArgumentError("content", f"must be a string, not {type(value).__name__}")
+    check_text("content", value)
     if not value.strip():
         raise InvalidArgumentError("content", "must contain some text")
     return value
@@ -112,7 +130,10 @@ def check_record_types(value: object) -> tuple[str, ...] | None:
 def _check_json(argument: str, value: Any, depth: int = 0) -> None:
     if depth > 32:
         raise InvalidArgumentError(argument, "is nested too deeply")
-    if value is None or isinstance(value, (bool, str)):
+    if isinstance(value, str):
+        check_text(argument, value)
+        return
+    if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
         if not -_INT64 <= value < _INT64:
@@ -130,6 +151,7 @@ def _check_json(argument: str, value: Any, depth: int = 0) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidArgumentError(argument, "keys must be strings")
+            check_text(argument, key)
             _check_json(argument, item, depth + 1)
         return
     raise InvalidArgumentError(argument, f"{type(value).__name__} is not JSON")

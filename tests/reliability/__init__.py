@@ -1,0 +1,1 @@
+"""Reliability tests: concurrency, crash safety, fuzzed arguments, hostile content."""

@@ -1,0 +1,364 @@
+"""Fuzzed arguments for every public method of GraphMemory.
+
+Each argument is drawn from plausible values (stored ids, record and relation
+types, texts, metadata, times) mixed with junk of every type (None, bools, huge
+ints, nan/inf, long and NUL-bearing strings, bytes, lists, dicts with non-string
+keys, arbitrary objects). Every example runs on a fresh copy of a small store:
+only ``GraphMemError`` subclasses may escape, and a call that raises one must
+leave every table of the file as it was (``iterdump`` of a separate connection).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import (
+    GraphMemError,
+    GraphMemory,
+    HashingEmbedder,
+    InvalidArgumentError,
+    SchemaPolicy,
+)
+
+from ._checks import full_dump
+
+MEMORY_IDS = ("a", "b", "c", "d", "e", "f")
+LINK_IDS = ("ab", "cd", "ef")
+RECORD_TYPES = ("memory", "fact", "preference", "guideline", "message")
+RELATION_TYPES = ("supersedes", "refines", "duplicates", "supports", "contradicts", "custom")
+
+SURROGATE = "\ud800"
+"""A lone surrogate: not encodable as UTF-8. Left out of JUNK while it crashes the
+library (see the ``*_rejects_lone_surrogate`` tests below), so the fuzzing can find
+other faults."""
+
+FUZZ = settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from([2**63, -(2**63) - 1, 10**30]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["", " ", "\x00", "x" * 129, "x" * 100_000]),
+    st.binary(max_size=8),
+    st.lists(st.integers(), max_size=3),
+    st.tuples(st.integers()),
+    st.sets(st.integers(), max_size=2),
+    st.one_of(  # bad keys, one key type per dict (mixed types: see the minimal tests)
+        *(
+            st.dictionaries(
+                keys,
+                st.one_of(st.integers(), st.floats(), st.text(max_size=4), st.just(object())),
+                max_size=3,
+            )
+            for keys in (st.integers(), st.none(), st.text(max_size=4), st.tuples(st.integers()))
+        )
+    ),
+    st.datetimes(),
+    st.just(object()),
+    st.just(float("nan")),
+)
+
+
+def maybe(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Valid values half the time, junk the other half."""
+    return st.one_of(valid, JUNK)
+
+
+TZ = st.sampled_from(
+    [None, timezone.utc, timezone(timedelta(hours=5)), timezone(-timedelta(hours=9))]
+)
+IDS = maybe(st.sampled_from(MEMORY_IDS) | st.just("missing"))
+REL_IDS = maybe(st.sampled_from(LINK_IDS) | st.just("missing"))
+RTYPES = maybe(st.sampled_from(RECORD_TYPES))
+LTYPES = maybe(st.sampled_from(RELATION_TYPES))
+CONTENT = maybe(st.text(min_size=1, max_size=30))
+META = maybe(st.dictionaries(st.text(max_size=6), JSON, max_size=3))
+TIME = maybe(
+    st.datetimes(timezones=TZ)
+    | st.sampled_from(
+        ["2026-01-01T00:00:00", "2026-13-01", "yesterday", "0001-01-01T00:00:00+05:00"]
+    )
+)
+NUMBER = maybe(st.integers(min_value=-3, max_value=200) | st.floats(min_value=-1, max_value=1e6))
+HOPS = maybe(st.integers(min_value=-2, max_value=7))
+TYPE_LISTS = maybe(st.lists(st.sampled_from(RECORD_TYPES), max_size=3))
+ANY = JUNK | st.booleans()
+
+
+def kwargs(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Keyword arguments, each left out (default) or drawn."""
+    return st.fixed_dictionaries({}, optional=fields)
+
+
+MEMORY_ITEM = kwargs(
+    content=CONTENT,
+    memory_id=maybe(st.sampled_from(MEMORY_IDS) | st.text(min_size=1, max_size=8)),
+    memory_type=RTYPES,
+    user_id=IDS,
+    metadata=META,
+    timestamp=TIME,
+    ttl_days=NUMBER,
+)
+LINK_ITEM = kwargs(
+    source_record_id=IDS,
+    source_record_type=RTYPES,
+    target_record_id=IDS,
+    target_record_type=RTYPES,
+    relation_type=LTYPES,
+    opposite_relation_type=maybe(st.just("opposite")),
+    relation_id=REL_IDS,
+    timestamp=TIME,
+    metadata=META,
+)
+FILTERS = {
+    "user_id": maybe(st.sampled_from(["u1", "u2"])),
+    "agent_id": IDS,
+    "thread_id": IDS,
+    "record_types": TYPE_LISTS,
+    "metadata_filter": maybe(st.dictionaries(st.text(max_size=4), JSON, max_size=2)),
+    "include_invalid_results": ANY,
+}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("fuzz") / "template.db"
+    with GraphMemory(path) as memory:
+        for rid, rtype in zip(
+            MEMORY_IDS, ("memory", "memory", "fact", "fact", "preference", "guideline"), strict=True
+        ):
+            memory.add_memory(
+                f"memory {rid} about pizza",
+                memory_id=rid,
+                memory_type=rtype,
+                user_id="u1" if rid < "d" else "u2",
+                metadata={"k": rid},
+            )
+        memory.link_records("a", "memory", "b", "memory", "supersedes", relation_id="ab")
+        memory.link_records("c", "fact", "d", "fact", "supports", relation_id="cd")
+        memory.link_records(
+            "e", "preference", "f", "guideline", "custom", "opposite", relation_id="ef"
+        )
+    return path
+
+
+@pytest.fixture
+def fresh(template: Path) -> Iterator[Any]:
+    """A factory of fresh copies of the template (one per hypothesis example)."""
+    with tempfile.TemporaryDirectory() as tmp:
+
+        def copy() -> Path:
+            path = Path(tmp) / f"{uuid.uuid4().hex}.db"
+            shutil.copyfile(template, path)
+            return path
+
+        yield copy
+
+
+def call_checked(path: Path, method: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    """Call; only GraphMemError may escape, and a rejected call changes nothing."""
+    with GraphMemory(path) as memory:
+        before = full_dump(path)
+        try:
+            getattr(memory, method)(*args, **kw)
+        except GraphMemError:
+            assert full_dump(path) == before
+        except Exception as exc:
+            raise AssertionError(f"{method}{args!r:.300} {kw!r:.300} raised {exc!r:.300}") from exc
+
+
+@FUZZ
+@given(
+    content=CONTENT, kw=MEMORY_ITEM.map(lambda d: {k: v for k, v in d.items() if k != "content"})
+)
+def test_fuzz_add_memory_raises_only_graphmem_errors(fresh: Any, content: Any, kw: Any) -> None:
+    call_checked(fresh(), "add_memory", (content,), kw)
+
+
+@FUZZ
+@given(items=st.lists(maybe(MEMORY_ITEM), max_size=3) | st.lists(JUNK, max_size=2))
+def test_fuzz_add_memories_raises_only_graphmem_errors(fresh: Any, items: Any) -> None:
+    call_checked(fresh(), "add_memories", (items,), {})
+
+
+@FUZZ
+@given(memory_id=IDS)
+def test_fuzz_get_memory_raises_only_graphmem_errors(fresh: Any, memory_id: Any) -> None:
+    call_checked(fresh(), "get_memory", (memory_id,), {})
+
+
+@FUZZ
+@given(kw=kwargs(**FILTERS, limit=NUMBER))
+def test_fuzz_list_memories_raises_only_graphmem_errors(fresh: Any, kw: Any) -> None:
+    call_checked(fresh(), "list_memories", (), kw)
+
+
+@FUZZ
+@given(memory_id=IDS, kw=kwargs(content=CONTENT, metadata=META, timestamp=TIME))
+def test_fuzz_update_memory_raises_only_graphmem_errors(
+    fresh: Any, memory_id: Any, kw: Any
+) -> None:
+    call_checked(fresh(), "update_memory", (memory_id,), kw)
+
+
+@FUZZ
+@given(memory_id=IDS)
+def test_fuzz_delete_memory_raises_only_graphmem_errors(fresh: Any, memory_id: Any) -> None:
+    call_checked(fresh(), "delete_memory", (memory_id,), {})
+
+
+@FUZZ
+@given(
+    query=maybe(st.text(min_size=1, max_size=20)),
+    kw=kwargs(**FILTERS, max_results=NUMBER, num_hops=HOPS, max_linked_results=NUMBER),
+)
+def test_fuzz_search_raises_only_graphmem_errors(fresh: Any, query: Any, kw: Any) -> None:
+    call_checked(fresh(), "search", (query,), kw)
+
+
+@FUZZ
+@given(kw=LINK_ITEM)
+def test_fuzz_link_records_raises_only_graphmem_errors(fresh: Any, kw: Any) -> None:
+    args = [kw.pop(name, "a") for name in ("source_record_id", "source_record_type")]
+    args += [kw.pop(name, "b") for name in ("target_record_id", "target_record_type")]
+    args.append(kw.pop("relation_type", "supports"))
+    call_checked(fresh(), "link_records", tuple(args), kw)
+
+
+@FUZZ
+@given(items=st.lists(maybe(LINK_ITEM), max_size=3) | st.lists(JUNK, max_size=2))
+def test_fuzz_add_record_links_raises_only_graphmem_errors(fresh: Any, items: Any) -> None:
+    call_checked(fresh(), "add_record_links", (items,), {})
+
+
+@FUZZ
+@given(relation_id=REL_IDS)
+def test_fuzz_get_record_link_raises_only_graphmem_errors(fresh: Any, relation_id: Any) -> None:
+    call_checked(fresh(), "get_record_link", (relation_id,), {})
+
+
+@FUZZ
+@given(
+    relation_id=REL_IDS,
+    kw=kwargs(
+        relation_type=LTYPES,
+        opposite_relation_type=maybe(st.just("opposite")),
+        timestamp=TIME,
+        metadata=META,
+    ),
+)
+def test_fuzz_update_record_link_raises_only_graphmem_errors(
+    fresh: Any, relation_id: Any, kw: Any
+) -> None:
+    call_checked(fresh(), "update_record_link", (relation_id,), kw)
+
+
+@FUZZ
+@given(
+    kw=kwargs(
+        relation_id=REL_IDS,
+        source_record_id=IDS,
+        source_record_type=RTYPES,
+        target_record_id=IDS,
+        target_record_type=RTYPES,
+        relation_type=LTYPES,
+    )
+)
+def test_fuzz_delete_record_link_raises_only_graphmem_errors(fresh: Any, kw: Any) -> None:
+    call_checked(fresh(), "delete_record_link", (), kw)
+
+
+@FUZZ
+@given(kw=kwargs(record_id=IDS, relation_type=LTYPES))
+def test_fuzz_list_record_links_raises_only_graphmem_errors(fresh: Any, kw: Any) -> None:
+    call_checked(fresh(), "list_record_links", (), kw)
+
+
+@FUZZ
+@given(
+    connection=st.one_of(
+        JUNK.filter(lambda v: not isinstance(v, str)),
+        st.sampled_from(["copy", ":memory:", "directory", "missing-dir", "garbage"]),
+    ),
+    kw=kwargs(
+        embedder=maybe(st.just(HashingEmbedder(dim=16))),
+        memory_store_id=maybe(
+            st.sampled_from(["graphmem", "other", "a" * 30, "a" * 31, "1x", "x-y", "x;drop"])
+        ),
+        schema_policy=maybe(st.sampled_from(list(SchemaPolicy))),
+    ),
+)
+def test_fuzz_constructor_raises_only_graphmem_errors(fresh: Any, connection: Any, kw: Any) -> None:
+    path = fresh()
+    target: Any = connection
+    if connection == "copy":
+        target = path
+    elif connection == "directory":
+        target = path.parent
+    elif connection == "missing-dir":
+        target = path.parent / "no" / "such.db"
+    elif connection == "garbage":
+        target = path.with_suffix(".garbage")
+        target.write_bytes(b"not a database" * 100)
+    before = full_dump(path)
+    try:
+        GraphMemory(target, **kw).close()
+    except GraphMemError:
+        assert full_dump(path) == before
+    except Exception as exc:
+        raise AssertionError(f"GraphMemory({target!r:.100}, {kw!r:.300}) raised {exc!r}") from exc
+
+
+# Minimal cases of the faults the fuzzing found (kept failing until the library is fixed).
+
+
+def test_fuzz_add_memories_rejects_none(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError):
+        memory.add_memories(None)
+
+
+def test_fuzz_add_record_links_rejects_none(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError):
+        memory.add_record_links(None)
+
+
+def test_fuzz_delete_memory_rejects_lone_surrogate(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError):
+        memory.delete_memory(SURROGATE)
+
+
+def test_fuzz_list_record_links_rejects_lone_surrogate(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError):
+        memory.list_record_links(SURROGATE)
+
+
+def test_fuzz_add_memories_rejects_item_with_mixed_key_types(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError):
+        memory.add_memories([{"content": "x", 0: 1, None: 2}])
+
+
+def test_fuzz_add_record_links_rejects_item_with_mixed_key_types(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError):
+        memory.add_record_links([{0: 1, None: 2}])
