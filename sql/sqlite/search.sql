@@ -2,10 +2,28 @@
 -- graphmem.stores.sqlite over the rows selected here.
 
 -- name: select-search-candidates
--- Embeddings of the memories passing the search filters (SPEC section 1).
+-- Embeddings of the memories passing the search filters (SPEC section 1). Two
+-- branches so that a user filter reads only that user's rows through the user
+-- index; the branch whose bind test is false reads nothing.
 SELECT m.record_id, m.embedding
 FROM graphmem_memory m
-WHERE (:user_id IS NULL OR m.user_id = :user_id)
+WHERE m.user_id = :user_id
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+  AND m.embedding IS NOT NULL
+UNION ALL
+SELECT m.record_id, m.embedding
+FROM graphmem_memory m
+WHERE :user_id IS NULL
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
