@@ -1,0 +1,157 @@
+"""Per-operation cost of link changes with validity recompute, at two store sizes.
+
+For each size N a store of N memories and N links (``supports`` chains plus one
+``supersedes`` link per 10 memories) is written with raw ``executemany`` into the
+schema that :class:`graphmem.GraphMemory` creates (triggers in place), then
+``--ops`` times, through the public API and each timed on its own:
+
+* ``insert``: ``link_records(a, b, "supersedes")`` (b becomes invalid);
+* ``update lc->plain``: ``update_record_link(id, relation_type="supports")`` (b valid again);
+* ``update plain->lc``: ``update_record_link(id, relation_type="refines")`` (invalid again);
+* ``delete``: ``delete_record_link(id)`` (b valid again).
+
+Each pair ``(a, b)`` is fresh and unlinked. The table gives the median ms/op,
+ops/s (1000 / median) and the ratio of the largest size to the smallest:
+about 1 when the recompute touches only the link's endpoints.
+
+    python -m bench.lifecycle --sizes 10000,1000000 --ops 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem import GraphMemory
+
+RESULTS = Path(__file__).resolve().parent / "results" / "lifecycle.json"
+DIM = 8
+OPS = ("insert", "update lc->plain", "update plain->lc", "delete")
+
+
+class TinyEmbedder:
+    """Constant 8-dimensional vectors: embedding cost is not what is measured."""
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return np.ones((len(texts), DIM), dtype=np.float32)
+
+
+def build(path: Path, n: int) -> float:
+    """Write N memories and N links; returns seconds."""
+    t0 = time.perf_counter()
+    GraphMemory(path, embedder=TinyEmbedder()).close()  # schema exactly as the library makes it
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("BEGIN")
+    conn.execute("INSERT OR REPLACE INTO graphmem_meta VALUES ('embedding_dim', ?)", (str(DIM),))
+    blob = np.ones(DIM, dtype=np.float32).tobytes()
+    created = "2026-01-01T00:00:00.000000+00:00"
+    conn.executemany(
+        "INSERT INTO graphmem_memory (record_id, record_type, content, user_id, created_at, "
+        "embedding) VALUES (?, 'memory', ?, ?, ?, ?)",
+        ((f"m{i}", f"memory {i}", f"u{i % 100}", created, blob) for i in range(n)),
+    )
+
+    def link(i: int) -> tuple[str, str, str, str, str, str]:
+        if i % 10 == 9:
+            return (f"l{i}", f"m{i}", f"m{i - 5}", "supersedes", "is_superseded_by", created)
+        return (f"l{i}", f"m{i}", f"m{(i + 1) % n}", "supports", "is_supported_by", created)
+
+    conn.executemany(
+        "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
+        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (link(i) for i in range(n)),
+    )
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return time.perf_counter() - t0
+
+
+def _timed(samples: list[float], call: Callable[[], Any]) -> Any:
+    t0 = time.perf_counter()
+    result = call()
+    samples.append(time.perf_counter() - t0)
+    return result
+
+
+def measure(path: Path, n: int, ops: int, seed: int) -> dict[str, list[float]]:
+    rng = random.Random(seed)
+    samples: dict[str, list[float]] = {op: [] for op in OPS}
+    with GraphMemory(path, embedder=TinyEmbedder()) as memory:
+        for _ in range(ops):
+            a = rng.randrange(n)
+            b = (a + rng.randrange(20, n // 2)) % n  # never linked by build()
+            if b % 10 == 4:  # build() supersedes these: they stay invalid
+                b = (b + 1) % n
+            sa, sb = f"m{a}", f"m{b}"
+            rid = _timed(
+                samples["insert"],
+                lambda sa=sa, sb=sb: memory.link_records(sa, "memory", sb, "memory", "supersedes"),
+            )
+            assert memory.get_memory(sb).status == "invalid"
+            _timed(
+                samples["update lc->plain"],
+                lambda rid=rid: memory.update_record_link(rid, relation_type="supports"),
+            )
+            _timed(
+                samples["update plain->lc"],
+                lambda rid=rid: memory.update_record_link(rid, relation_type="refines"),
+            )
+            _timed(samples["delete"], lambda rid=rid: memory.delete_record_link(rid))
+            assert memory.get_memory(sb).status == "valid"
+    return samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,1000000")
+    parser.add_argument("--ops", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    results: dict[str, Any] = {
+        "machine": {
+            "python": sys.version.split()[0],
+            "sqlite": sqlite3.sqlite_version,
+            "platform": platform.platform(),
+        },
+        "ops": args.ops,
+        "sizes": {},
+    }
+    with tempfile.TemporaryDirectory(dir=RESULTS.parent) as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"lifecycle-{n}.db"
+            build_s = build(path, n)
+            samples = measure(path, n, args.ops, args.seed)
+            medians = {op: statistics.median(v) * 1000 for op, v in samples.items()}
+            results["sizes"][str(n)] = {"build_s": build_s, "median_ms": medians}
+            print(f"N={n:>9,}: store built in {build_s:.1f} s", file=sys.stderr)
+    small, big = str(sizes[0]), str(sizes[-1])
+    print(f"\nmedian per operation, {args.ops} ops each, one process\n")
+    head = f"| operation | N={int(small):,} ms/op | ops/s | N={int(big):,} ms/op | ops/s | ratio |"
+    print(head)
+    print("|" + "---|" * 6)
+    for op in OPS:
+        a = results["sizes"][small]["median_ms"][op]
+        b = results["sizes"][big]["median_ms"][op]
+        print(f"| {op} | {a:.3f} | {1000 / a:,.0f} | {b:.3f} | {1000 / b:,.0f} | {b / a:.2f} |")
+    RESULTS.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
