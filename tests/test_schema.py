@@ -79,7 +79,7 @@ def test_store_records_schema_version(db_path: Path) -> None:
         ).fetchone()
     finally:
         conn.close()
-    assert row == ("1",)
+    assert row == ("2",)
 
 
 def test_store_records_embedding_dimension(db_path: Path) -> None:
@@ -218,3 +218,31 @@ def test_shared_file_ids_differing_in_case_name_one_store(db_path: Path) -> None
     ):
         lower.add_memory("from abc", memory_id="m")
         assert [m.id for m in upper.list_memories()] == ["m"]
+
+
+def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
+    with GraphMemory(db_path) as memory:
+        memory.add_memory("kept", memory_id="m")
+    conn = sqlite3.connect(db_path)
+    conn.execute("DROP INDEX graphmem_link_source_walk_ix")
+    conn.execute("UPDATE graphmem_meta SET meta_value = '1' WHERE meta_key = 'schema_version'")
+    conn.commit()
+    with GraphMemory(db_path) as memory:
+        assert memory.get_memory("m").content == "kept"
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "graphmem_link_source_walk_ix" in names
+    version = conn.execute(
+        "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+    ).fetchone()
+    assert version == ("2",)
+    conn.close()
+
+
+def test_schema_older_version_with_require_existing_raises(db_path: Path) -> None:
+    GraphMemory(db_path).close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE graphmem_meta SET meta_value = '1' WHERE meta_key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaError, match="schema version 1"):
+        GraphMemory(db_path, schema_policy=SchemaPolicy.REQUIRE_EXISTING)

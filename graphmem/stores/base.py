@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem.core.assemble import LinkedNode
+from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, parse_time
 from graphmem.models import MemoryRecord, RecordRelation
 
@@ -66,7 +67,7 @@ def _time(value: Any) -> datetime | None:
 
 
 def _json(value: Any) -> dict[str, Any]:
-    if value is None:
+    if value is None or value == "{}":
         return {}
     if isinstance(value, dict):
         return value
@@ -79,7 +80,9 @@ def relation_from_row(row: Sequence[Any]) -> RecordRelation:
     opposite, timestamp, metadata, created_at."""
     created_at = _time(row[9])
     assert created_at is not None
-    return RecordRelation(
+    # Rows come from the store's own constraint-checked tables: skip re-validation
+    # (this runs once per linked memory of every search).
+    return RecordRelation.model_construct(
         id=row[0],
         source_record_id=row[1],
         source_record_type=row[2],
@@ -220,7 +223,20 @@ class Store(ABC):
     ) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Ids and embeddings of the memories passing the filters."""
 
+    # traversal: the level loop is the same for every store --------------------
+
     @abstractmethod
+    def _run(self, name: str, **binds: Any) -> Any:
+        """Execute one named statement (dialect folder or sql/pgq/); returns a cursor."""
+
+    @abstractmethod
+    def _run_many(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Execute one named statement once per row of binds."""
+
+    @abstractmethod
+    def _use_filter(self, filters: SearchFilters) -> dict[str, Any]:
+        """Load the metadata filter into its work table; returns the other filter binds."""
+
     def linked_context(
         self,
         root_ids: Sequence[str],
@@ -229,3 +245,53 @@ class Store(ABC):
         max_linked_results: int | None,
     ) -> Iterator[LinkedNode]:
         """The kept nodes of every root's tree (SPEC section 3), in rank order per root."""
+        if not root_ids or num_hops == 0 or max_linked_results == 0:
+            return iter(())
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            self._grow_trees(root_ids, binds, num_hops, max_linked_results)
+            rows = self._run("select-linked-context").fetchall()
+        return (
+            LinkedNode(
+                root_id=r[0],
+                entry=TreeEntry(
+                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
+                ),
+                relation=relation_from_row(r[5:]),
+            )
+            for r in rows
+        )
+
+    def _grow_trees(
+        self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
+    ) -> None:
+        """Fill the work tables one level per ``expand-level`` (see traverse.sql).
+
+        Depth leads the rank, so a root stops expanding at the level where it
+        reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
+        loop ends when every root is full or a level reaches nothing.
+        """
+        self._run("reset-traversal-reached")
+        self._run("reset-traversal-roots")
+        roots = [{"root_id": r} for r in root_ids]
+        self._run_many("insert-traversal-root", roots)
+        self._run_many("open-traversal-root", roots)
+        counts = dict.fromkeys(root_ids, 0)
+        open_roots = len(roots)
+        for depth in range(1, num_hops + 1):
+            self._run("expand-level", depth=depth, **binds)
+            reached = self._run("count-level", depth=depth).fetchall()
+            if not reached:
+                return
+            full: list[dict[str, Any]] = []
+            for root_id, count in sorted(reached):
+                before = counts[root_id]
+                counts[root_id] = before + int(count)
+                if cap is not None and counts[root_id] >= cap:
+                    full.append({"root_id": root_id, "depth": depth, "keep": cap - before})
+            if full:
+                self._run_many("trim-traversal-root", full)
+                self._run_many("close-traversal-root", [{"root_id": f["root_id"]} for f in full])
+                open_roots -= len(full)
+            if open_roots == 0:
+                return

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import array
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -27,13 +27,11 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem.core.metadata import canonical_scalar, filterable_entries
-from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, format_time
 from graphmem.errors import InvalidArgumentError, SchemaError
 from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
-from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_statements
+from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_pgq_statement, load_statements
 from graphmem.stores.base import (
-    LinkedNode,
     NewLink,
     NewMemory,
     Store,
@@ -97,7 +95,6 @@ class OracleStore(Store):
         self._pgq = load_statements("pgq", prefix)
         self._prefix = prefix
         self._use_native_pgq = use_native_pgq
-        self._lowered: str | None = None
         self._dim: int | None = None
         self._session = OracleSession(connection, prefix)
         try:
@@ -148,12 +145,8 @@ class OracleStore(Store):
         stmt = self._pgq[name]
         if self._use_native_pgq:
             return stmt, stmt.sql
-        if self._lowered is None:
-            from graphmem.pgq import lower, parse_property_graph
-
-            graph = parse_property_graph(self._pgq["create-property-graph"].sql)
-            self._lowered = lower(stmt.sql, graph, dialect="oracle")
-        return stmt, self._lowered
+        lowered = load_pgq_statement(name, self._prefix, lower_to="oracle")
+        return stmt, lowered.sql
 
     def _run(self, name: str, **binds: Any) -> Any:
         """Execute inside the current transaction; fetch before it ends."""
@@ -367,60 +360,3 @@ class OracleStore(Store):
             return [], np.zeros((0, self._dim or 0), dtype=np.float32)
         matrix = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
         return [r[0] for r in rows], matrix
-
-    def linked_context(
-        self,
-        root_ids: Sequence[str],
-        filters: SearchFilters,
-        num_hops: int,
-        max_linked_results: int | None,
-    ) -> Iterator[LinkedNode]:
-        if not root_ids or num_hops == 0 or max_linked_results == 0:
-            return iter(())
-        with self.transaction(write=False):
-            self._expand(root_ids, filters, num_hops, max_linked_results)
-            rows = self._run(
-                "select-linked-context", max_linked_results=max_linked_results
-            ).fetchall()
-        return (
-            LinkedNode(
-                root_id=r[0],
-                entry=TreeEntry(
-                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
-                ),
-                relation=relation_from_row(r[5:]),
-            )
-            for r in rows
-        )
-
-    def _expand(
-        self,
-        root_ids: Sequence[str],
-        filters: SearchFilters,
-        num_hops: int,
-        cap: int | None,
-    ) -> None:
-        """Fill the work tables level by level, stopping early (see traverse.sql)."""
-        self._run("reset-traversal-reached")
-        self._run("reset-traversal-roots")
-        roots = [{"root_id": r} for r in root_ids]
-        self._run_many("insert-traversal-root", roots)
-        self._run_many("open-traversal-root", roots)
-        counts = dict.fromkeys(root_ids, 0)
-        open_roots = set(root_ids)
-        binds = self._use_filter(filters)
-        for depth in range(1, num_hops + 1):
-            self._run("expand-level", depth=depth, **binds)
-            reached = self._run("count-level", depth=depth).fetchall()
-            if not reached:
-                break
-            for root_id, count in reached:
-                counts[root_id] += int(count)
-            if cap is None:
-                continue
-            full = [r for r in open_roots if counts[r] >= cap]
-            if full:
-                self._run_many("close-traversal-root", [{"root_id": r} for r in sorted(full)])
-                open_roots.difference_update(full)
-            if not open_roots:
-                break

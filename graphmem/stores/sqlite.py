@@ -21,7 +21,6 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem.core.metadata import filterable_entries
-from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, format_time
 from graphmem.errors import (
     BackendError,
@@ -32,7 +31,6 @@ from graphmem.errors import (
 from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
 from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
 from graphmem.stores.base import (
-    LinkedNode,
     NewLink,
     NewMemory,
     Store,
@@ -43,6 +41,8 @@ from graphmem.stores.base import (
 __all__ = ["SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
+SCHEMA_VERSION = "2"
+"""The version install.sql writes; an older store is upgraded by re-running it."""
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -79,7 +79,7 @@ class SqliteStore(Store):
     ) -> None:
         self._sql = load_statements("sqlite", prefix)
         # The traversal level is SQL/PGQ text shared with Oracle, run here lowered.
-        self._expand_level = load_pgq_statement("expand-level", prefix, lower_to="sqlite")
+        self._pgq = {"expand-level": load_pgq_statement("expand-level", prefix, "sqlite")}
         self._prefix = prefix
         self._lock = threading.RLock()
         self._depth = 0
@@ -111,12 +111,18 @@ class SqliteStore(Store):
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
             tables = self._run("count-schema-tables").fetchone()[0]
-            if tables < 4:
+            version = None
+            if tables == 4:
+                row = self._run("get-meta", meta_key="schema_version").fetchone()
+                version = None if row is None else row[0]
+            if version != SCHEMA_VERSION:
                 if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
+                    found = "no schema" if tables < 4 else f"schema version {version}"
                     raise SchemaError(
-                        f"the store {self._prefix!r} has no schema in {self.path!r} "
-                        "(schema_policy=REQUIRE_EXISTING); create it with "
-                        "SchemaPolicy.CREATE_IF_NECESSARY or `graphmem sql --dialect sqlite`"
+                        f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
+                        f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "
+                        "create or upgrade it with SchemaPolicy.CREATE_IF_NECESSARY or "
+                        "`graphmem sql --dialect sqlite`"
                     )
                 with self._lock:
                     conn.executescript(load_script("sqlite", "install", self._prefix))
@@ -186,7 +192,7 @@ class SqliteStore(Store):
             raise BackendError(f"SQLite failed: {exc} ({code}) in {sql[:60]!r}") from exc
 
     def _run(self, name: str, **binds: Any) -> sqlite3.Cursor:
-        stmt = self._sql[name]
+        stmt = self._sql[name] if name in self._sql else self._pgq[name]
         stmt.check_binds(binds)
         return self._execute(stmt.sql, binds)
 
@@ -410,61 +416,3 @@ class SqliteStore(Store):
             return [], np.zeros((0, self._dim or 0), dtype=np.float32)
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         return [r[0] for r in rows], matrix.reshape(len(rows), -1)
-
-    def linked_context(
-        self,
-        root_ids: Sequence[str],
-        filters: SearchFilters,
-        num_hops: int,
-        max_linked_results: int | None,
-    ) -> Iterator[LinkedNode]:
-        if not root_ids or num_hops == 0 or max_linked_results == 0:
-            return iter(())
-        with self.transaction(write=False):
-            self._expand(root_ids, filters, num_hops, max_linked_results)
-            rows = self._run(
-                "select-linked-context", max_linked_results=max_linked_results
-            ).fetchall()
-        return (
-            LinkedNode(
-                root_id=r[0],
-                entry=TreeEntry(
-                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=r[3]
-                ),
-                relation=relation_from_row(r[5:]),
-            )
-            for r in rows
-        )
-
-    def _expand(
-        self,
-        root_ids: Sequence[str],
-        filters: SearchFilters,
-        num_hops: int,
-        cap: int | None,
-    ) -> None:
-        """Fill the temp tables level by level, stopping early (see traverse.sql)."""
-        self._run("reset-traversal-reached")
-        self._run("reset-traversal-roots")
-        roots = [{"root_id": r} for r in root_ids]
-        self._run_many("insert-traversal-root", roots)
-        self._run_many("open-traversal-root", roots)
-        counts = dict.fromkeys(root_ids, 0)
-        open_roots = set(root_ids)
-        binds = self._use_filter(filters)
-        for depth in range(1, num_hops + 1):
-            self._expand_level.check_binds({"depth": depth, **binds})
-            self._execute(self._expand_level.sql, {"depth": depth, **binds})
-            reached = self._run("count-level", depth=depth).fetchall()
-            if not reached:
-                break
-            for root_id, count in reached:
-                counts[root_id] += count
-            if cap is None:
-                continue
-            full = [r for r in open_roots if counts[r] >= cap]
-            if full:
-                self._run_many("close-traversal-root", [{"root_id": r} for r in sorted(full)])
-                open_roots.difference_update(full)
-            if not open_roots:
-                break

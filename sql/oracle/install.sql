@@ -109,6 +109,14 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_LINK (
 -- sources, the validity recompute, and the target foreign key).
 CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_TARGET_IX ON GRAPHMEM_LINK (target_id, relation_type);
 
+-- Covering indexes for the traversal: one level reads the other end, created_at
+-- and relation_id of the links at a frontier node from the index alone.
+CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_SOURCE_WALK_IX
+    ON GRAPHMEM_LINK (source_id, created_at, relation_id, target_id);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_TARGET_WALK_IX
+    ON GRAPHMEM_LINK (target_id, created_at, relation_id, source_id);
+
 -- Work tables of one read (SQLite keeps them in its per-connection temp schema,
 -- sql/sqlite/session.sql). Rows are private to the session; the store deletes
 -- them at the start of each read (reset-traversal-*, reset-filter). A session

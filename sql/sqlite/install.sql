@@ -71,6 +71,19 @@ CREATE TABLE IF NOT EXISTS graphmem_link (
 -- (traversal towards sources, and the validity recompute).
 CREATE INDEX IF NOT EXISTS graphmem_link_target_ix ON graphmem_link (target_id, relation_type);
 
+-- Covering indexes for the traversal: one level reads the other end, created_at
+-- and relation_id of every link at a frontier node from these alone, in the
+-- order of the tie rule, without visiting the link rows.
+CREATE INDEX IF NOT EXISTS graphmem_link_source_walk_ix
+    ON graphmem_link (source_id, created_at, relation_id, target_id);
+CREATE INDEX IF NOT EXISTS graphmem_link_target_walk_ix
+    ON graphmem_link (target_id, created_at, relation_id, source_id);
+
+-- The search filters of a reached memory, readable without its row (which holds
+-- the content and the embedding).
+CREATE INDEX IF NOT EXISTS graphmem_memory_filter_ix
+    ON graphmem_memory (record_id, record_type, expires_at, user_id, agent_id, thread_id);
+
 -- A type is stored in one orientation only (SPEC section 2).
 CREATE TRIGGER IF NOT EXISTS graphmem_link_orientation_bi
 BEFORE INSERT ON graphmem_link
@@ -154,4 +167,6 @@ BEGIN
     SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
 END;
 
-INSERT OR IGNORE INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '1');
+-- The version of this script; graphmem re-runs it on a store with an older one.
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '2')
+ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;

@@ -5,7 +5,8 @@
 -- (sql/pgq/expand_level.sql, the SQL/PGQ text lowered by graphmem.pgq) for depth
 -- 1..num_hops, each followed by count-level (stopping early once every root
 -- holds max_linked_results nodes or a level reaches nothing) and
--- close-traversal-root for roots that are full, then select-linked-context.
+-- trim-traversal-root and close-traversal-root for roots that are full, then
+-- select-linked-context.
 -- Each level expands only the nodes first reached at the previous level and
 -- anti-joins those already reached, so the cost follows the part of the graph
 -- reached; no path is ever enumerated.
@@ -36,22 +37,29 @@ UPDATE temp.graphmem_roots SET open = 0 WHERE root_id = :root_id;
 -- How many nodes each root reached at :depth (roots with none are absent).
 SELECT root_id, COUNT(*) FROM temp.graphmem_reached WHERE depth = :depth GROUP BY root_id;
 
+-- name: trim-traversal-root
+-- A root that reached max_linked_results nodes at :depth keeps only the first
+-- :keep of that level in rank order (link created_at, relation_id, record_id);
+-- the others can never be shown.
+DELETE FROM temp.graphmem_reached
+WHERE root_id = :root_id AND depth = :depth
+  AND node_id NOT IN (
+        SELECT t.node_id FROM temp.graphmem_reached t
+        WHERE t.root_id = :root_id AND t.depth = :depth
+        ORDER BY t.link_created_at, t.relation_id, t.node_id
+        LIMIT :keep);
+
 -- name: select-linked-context
--- The kept tree of every root: nodes ranked by (depth, link created_at,
--- relation_id, record_id) and cut at :max_linked_results per root (NULL: all).
+-- The kept tree of every root (trim-traversal-root has cut it to
+-- max_linked_results), in rank order: depth, link created_at, relation_id,
+-- record_id.
 SELECT k.root_id, k.node_id, k.parent_id, k.depth, k.link_created_at,
        l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
        l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
        l.created_at
-FROM (
-    SELECT r.*, row_number() OVER (
-               PARTITION BY r.root_id
-               ORDER BY r.depth, r.link_created_at, r.relation_id, r.node_id) AS rank_in_root
-    FROM temp.graphmem_reached r
-    WHERE r.depth > 0
-) k
+FROM temp.graphmem_reached k
 JOIN graphmem_link l ON l.relation_id = k.relation_id
 JOIN graphmem_memory s ON s.record_id = l.source_id
 JOIN graphmem_memory t ON t.record_id = l.target_id
-WHERE :max_linked_results IS NULL OR k.rank_in_root <= :max_linked_results
-ORDER BY k.root_id, k.rank_in_root;
+WHERE k.depth > 0
+ORDER BY k.root_id, k.depth, k.link_created_at, k.relation_id, k.node_id;

@@ -24,7 +24,13 @@ from graphmem import GraphMemory
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, NotFoundError, SchemaError
 from graphmem.models import SchemaPolicy
-from graphmem.sqlfiles import Statement, bind_names, load_script, load_statements
+from graphmem.sqlfiles import (
+    Statement,
+    bind_names,
+    load_pgq_statement,
+    load_script,
+    load_statements,
+)
 from graphmem.stores import oracle_session
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.stores.oracle import SCHEMA_TABLES, OracleStore
@@ -349,9 +355,9 @@ def test_store_sends_every_oracle_statement(conn: FakeConnection) -> None:
 
 
 def test_store_lowered_expand_level_when_native_pgq_is_off(conn: FakeConnection) -> None:
-    pgq = _pgq()
-    graph = pgq.parse_property_graph(PGQ["create-property-graph"].sql)
-    conn.lowered = pgq.lower(PGQ["expand-level"].sql, graph, dialect="oracle")
+    _pgq()
+    conn.lowered = load_pgq_statement("expand-level", lower_to="oracle").sql
+    assert "GRAPH_TABLE" not in conn.lowered.upper()
     store = OracleStore(conn, use_native_pgq=False)
     list(store.linked_context(["m1"], SearchFilters(), num_hops=1, max_linked_results=None))
     assert "expand-level" in conn.names()
