@@ -17,41 +17,24 @@ bound and fetched as ``array.array('f')``. Distances are computed by graphmem
 from __future__ import annotations
 
 import array
-import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.metadata import canonical_scalar, filterable_entries
-from graphmem.core.validation import SearchFilters, format_time
-from graphmem.errors import InvalidArgumentError, SchemaError
-from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
+from graphmem.core.metadata import canonical_scalar
+from graphmem.errors import SchemaError
+from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_pgq_statement, load_statements
-from graphmem.stores.base import (
-    NewLink,
-    NewMemory,
-    Store,
-    memory_from_row,
-    relation_from_row,
-)
 from graphmem.stores.oracle_session import OracleSession, id_lists, vector_bind
+from graphmem.stores.sql_store import SqlStore
 
 __all__ = ["SCHEMA_TABLES", "OracleStore"]
 
 SCHEMA_TABLES = 7
 """Tables and work tables that ``count-schema-tables`` finds in a complete schema."""
-
-
-def _dump(value: dict[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _opt_time(value: datetime | None) -> str | None:
-    return None if value is None else format_time(value)
 
 
 def _meta_key(key: str) -> str:
@@ -61,7 +44,7 @@ def _meta_key(key: str) -> str:
     return text
 
 
-class OracleStore(Store):
+class OracleStore(SqlStore):
     """A graphmem store in an Oracle AI Database 23ai/26ai schema.
 
     Args:
@@ -160,203 +143,14 @@ class OracleStore(Store):
             stmt.check_binds(row)
         self._session.executemany(sql, rows)
 
-    # memories ---------------------------------------------------------------
+    # encodings ----------------------------------------------------------------
 
-    def _check_dim(self, vector: npt.NDArray[np.float32]) -> array.array[float]:
-        dim = int(vector.shape[-1])
-        if self._dim is None:
-            self._run("put-meta", meta_key="embedding_dim", meta_value=str(dim))
-            self._dim = dim
-        elif dim != self._dim:
-            raise InvalidArgumentError(
-                "embedder",
-                f"produced {dim}-dimensional vectors; the store holds {self._dim} dimensions",
-            )
+    def _id_binds(self, ids: list[str]) -> list[str]:
+        # Each JSON array stays below an ordinary VARCHAR2 bind (oracle_session).
+        return list(id_lists(ids))
+
+    def _meta_key(self, key: str) -> str:
+        return _meta_key(key)
+
+    def _vector_bind(self, vector: npt.NDArray[np.float32]) -> array.array[float]:
         return vector_bind(vector)
-
-    def insert_memory(self, memory: NewMemory) -> None:
-        with self.transaction():
-            self._run(
-                "insert-memory",
-                record_id=memory.record_id,
-                record_type=memory.record_type,
-                content=memory.content,
-                user_id=memory.user_id,
-                agent_id=memory.agent_id,
-                thread_id=memory.thread_id,
-                metadata=_dump(memory.metadata),
-                memory_timestamp=_opt_time(memory.timestamp),
-                created_at=format_time(memory.created_at),
-                expires_at=_opt_time(memory.expires_at),
-                embedding=self._check_dim(memory.embedding),
-            )
-            self._write_meta(memory.record_id, memory.metadata)
-
-    def _write_meta(self, record_id: str, metadata: dict[str, Any]) -> None:
-        rows = [
-            {"record_id": record_id, "meta_key": _meta_key(key), "meta_value": value}
-            for key, value in filterable_entries(metadata)
-        ]
-        if rows:
-            self._run_many("insert-memory-meta", rows)
-
-    def _use_filter(self, filters: SearchFilters) -> dict[str, Any]:
-        """Load the metadata filter into the work table; returns the other binds."""
-        self._run("reset-filter")
-        pairs = [{"meta_key": _meta_key(k), "meta_value": v} for k, v in filters.metadata_pairs()]
-        if pairs:
-            self._run_many("insert-filter", pairs)
-        return filters.binds()
-
-    def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        rows: list[Any] = []
-        reasons: dict[str, list[RecordRelation]] = {}
-        with self.transaction(write=False):
-            for ids in id_lists(list(record_ids)):
-                rows += self._run("get-memories", record_ids=ids).fetchall()
-            invalid = [r[0] for r in rows if r[3] == "invalid"]
-            for ids in id_lists(invalid):
-                for row in self._run("get-lifecycle-links-to", record_ids=ids).fetchall():
-                    rel = relation_from_row(row)
-                    reasons.setdefault(rel.target_record_id, []).append(rel)
-        return {r[0]: memory_from_row(r, reasons.get(r[0], ())) for r in rows}
-
-    def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
-    ) -> list[MemoryRecord]:
-        with self.transaction(write=False):
-            rows = self._run(
-                "list-memories",
-                include_invalid=int(include_invalid),
-                limit=limit,
-                **self._use_filter(filters),
-            ).fetchall()
-            found = self.get_memories([r[0] for r in rows])
-        return [found[r[0]] for r in rows]
-
-    def update_memory(
-        self,
-        record_id: str,
-        content: str,
-        metadata: dict[str, Any],
-        timestamp: datetime | None,
-        embedding: npt.NDArray[np.float32] | None,
-    ) -> None:
-        with self.transaction():
-            if embedding is None:
-                vector = self._run("get-memory-embedding", record_id=record_id).fetchone()[0]
-            else:
-                vector = self._check_dim(embedding)
-            self._run(
-                "update-memory",
-                record_id=record_id,
-                content=content,
-                metadata=_dump(metadata),
-                memory_timestamp=_opt_time(timestamp),
-                embedding=vector,
-            )
-            self._run("delete-memory-meta", record_id=record_id)
-            self._write_meta(record_id, metadata)
-
-    def delete_memory(self, record_id: str) -> bool:
-        # Delete the links explicitly first: the link trigger then recomputes
-        # validity for plain link DML, never inside a cascade (see install.sql).
-        with self.transaction():
-            links = self._run("list-links-of-record", record_id=record_id, relation_type=None)
-            doomed = [{"relation_id": r[0]} for r in links.fetchall()]
-            if doomed:
-                self._run_many("delete-link", doomed)
-            return bool(self._run("delete-memory", record_id=record_id).rowcount > 0)
-
-    # links ------------------------------------------------------------------
-
-    def insert_link(self, link: NewLink) -> None:
-        with self.transaction():
-            self._run(
-                "insert-link",
-                relation_id=link.relation_id,
-                source_id=link.source_id,
-                target_id=link.target_id,
-                relation_type=link.relation_type,
-                opposite_relation_type=link.opposite_relation_type,
-                relation_timestamp=_opt_time(link.timestamp),
-                metadata=_dump(link.metadata),
-                created_at=format_time(link.created_at),
-            )
-
-    def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
-        rows: list[Any] = []
-        with self.transaction(write=False):
-            for ids in id_lists(list(relation_ids)):
-                rows += self._run("get-links", relation_ids=ids).fetchall()
-        return {r[0]: relation_from_row(r) for r in rows}
-
-    def find_link_conflict(
-        self, source_id: str, target_id: str, relation_type: str, exclude_relation_id: str
-    ) -> str | None:
-        with self.transaction(write=False):
-            row = self._run(
-                "find-link-conflict",
-                source_id=source_id,
-                target_id=target_id,
-                relation_type=relation_type,
-                exclude_relation_id=exclude_relation_id,
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def find_link(self, source_id: str, target_id: str, relation_type: str) -> str | None:
-        with self.transaction(write=False):
-            row = self._run(
-                "find-link-by-triple",
-                source_id=source_id,
-                target_id=target_id,
-                relation_type=relation_type,
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def update_link(
-        self,
-        relation_id: str,
-        relation_type: str,
-        opposite_relation_type: str,
-        timestamp: datetime | None,
-        metadata: dict[str, Any],
-    ) -> None:
-        with self.transaction():
-            self._run(
-                "update-link",
-                relation_id=relation_id,
-                relation_type=relation_type,
-                opposite_relation_type=opposite_relation_type,
-                relation_timestamp=_opt_time(timestamp),
-                metadata=_dump(metadata),
-            )
-
-    def delete_link(self, relation_id: str) -> bool:
-        with self.transaction():
-            return bool(self._run("delete-link", relation_id=relation_id).rowcount > 0)
-
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
-        with self.transaction(write=False):
-            if record_id is None:
-                cursor = self._run("list-links", relation_type=relation_type)
-            else:
-                cursor = self._run(
-                    "list-links-of-record", record_id=record_id, relation_type=relation_type
-                )
-            return [relation_from_row(r) for r in cursor.fetchall()]
-
-    # search -----------------------------------------------------------------
-
-    def search_candidates(
-        self, filters: SearchFilters, include_invalid: bool
-    ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            rows = self._run(
-                "select-search-candidates", include_invalid=int(include_invalid), **binds
-            ).fetchall()
-        if not rows:
-            return [], np.zeros((0, self._dim or 0), dtype=np.float32)
-        matrix = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
-        return [r[0] for r in rows], matrix

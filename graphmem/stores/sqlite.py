@@ -13,30 +13,16 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.metadata import filterable_entries
-from graphmem.core.validation import SearchFilters, format_time
-from graphmem.errors import (
-    BackendError,
-    ConflictError,
-    InvalidArgumentError,
-    SchemaError,
-)
-from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
+from graphmem.errors import BackendError, ConflictError, SchemaError
+from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
-from graphmem.stores.base import (
-    NewLink,
-    NewMemory,
-    Store,
-    memory_from_row,
-    relation_from_row,
-)
+from graphmem.stores.sql_store import SqlStore
 
 __all__ = ["SqliteStore"]
 
@@ -52,15 +38,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def _dump(value: dict[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _opt_time(value: datetime | None) -> str | None:
-    return None if value is None else format_time(value)
-
-
-class SqliteStore(Store):
+class SqliteStore(SqlStore):
     """A graphmem store in one SQLite database file (or ``:memory:``).
 
     Args:
@@ -207,212 +185,10 @@ class SqliteStore(Store):
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite failed: {exc}") from exc
 
-    # memories ---------------------------------------------------------------
+    # encodings ----------------------------------------------------------------
 
-    def _check_dim(self, vector: npt.NDArray[np.float32]) -> bytes:
-        dim = int(vector.shape[-1])
-        if self._dim is None:
-            self._run("put-meta", meta_key="embedding_dim", meta_value=str(dim))
-            self._dim = dim
-        elif dim != self._dim:
-            raise InvalidArgumentError(
-                "embedder",
-                f"produced {dim}-dimensional vectors; the store holds {self._dim} dimensions",
-            )
+    def _id_binds(self, ids: list[str]) -> list[str]:
+        return [json.dumps(ids)]
+
+    def _vector_bind(self, vector: npt.NDArray[np.float32]) -> bytes:
         return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-
-    def _memory_binds(self, memory: NewMemory) -> dict[str, Any]:
-        return {
-            "record_id": memory.record_id,
-            "record_type": memory.record_type,
-            "content": memory.content,
-            "user_id": memory.user_id,
-            "agent_id": memory.agent_id,
-            "thread_id": memory.thread_id,
-            "metadata": _dump(memory.metadata),
-            "memory_timestamp": _opt_time(memory.timestamp),
-            "created_at": format_time(memory.created_at),
-            "expires_at": _opt_time(memory.expires_at),
-            "embedding": self._check_dim(memory.embedding),
-        }
-
-    def insert_memory(self, memory: NewMemory) -> None:
-        self.insert_memories([memory])
-
-    def insert_memories(self, memories: Sequence[NewMemory]) -> None:
-        with self.transaction():
-            self._run_many("insert-memory", [self._memory_binds(m) for m in memories])
-            meta = [
-                {"record_id": m.record_id, "meta_key": key, "meta_value": value}
-                for m in memories
-                for key, value in filterable_entries(m.metadata)
-            ]
-            if meta:
-                self._run_many("insert-memory-meta", meta)
-
-    def _write_meta(self, record_id: str, metadata: dict[str, Any]) -> None:
-        rows = [
-            {"record_id": record_id, "meta_key": key, "meta_value": value}
-            for key, value in filterable_entries(metadata)
-        ]
-        if rows:
-            self._run_many("insert-memory-meta", rows)
-
-    def _use_filter(self, filters: SearchFilters) -> dict[str, Any]:
-        """Load the metadata filter into the work table; returns the other binds."""
-        self._run("reset-filter")
-        pairs = [{"meta_key": k, "meta_value": v} for k, v in filters.metadata_pairs()]
-        if pairs:
-            self._run_many("insert-filter", pairs)
-        return filters.binds()
-
-    def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        ids = json.dumps(list(record_ids))
-        with self.transaction(write=False):
-            rows = self._run("get-memories", record_ids=ids).fetchall()
-            invalid = [r[0] for r in rows if r[3] == "invalid"]
-            reasons: dict[str, list[RecordRelation]] = {}
-            if invalid:
-                for row in self._run("get-lifecycle-links-to", record_ids=json.dumps(invalid)):
-                    rel = relation_from_row(row)
-                    reasons.setdefault(rel.target_record_id, []).append(rel)
-        return {r[0]: memory_from_row(r, reasons.get(r[0], ())) for r in rows}
-
-    def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
-    ) -> list[MemoryRecord]:
-        with self.transaction(write=False):
-            rows = self._run(
-                "list-memories",
-                include_invalid=int(include_invalid),
-                limit=limit,
-                **self._use_filter(filters),
-            ).fetchall()
-            found = self.get_memories([r[0] for r in rows])
-        return [found[r[0]] for r in rows]
-
-    def update_memory(
-        self,
-        record_id: str,
-        content: str,
-        metadata: dict[str, Any],
-        timestamp: datetime | None,
-        embedding: npt.NDArray[np.float32] | None,
-    ) -> None:
-        with self.transaction():
-            if embedding is None:
-                blob = self._run("get-memory-embedding", record_id=record_id).fetchone()[0]
-            else:
-                blob = self._check_dim(embedding)
-            self._run(
-                "update-memory",
-                record_id=record_id,
-                content=content,
-                metadata=_dump(metadata),
-                memory_timestamp=_opt_time(timestamp),
-                embedding=blob,
-            )
-            self._run("delete-memory-meta", record_id=record_id)
-            self._write_meta(record_id, metadata)
-
-    def delete_memory(self, record_id: str) -> bool:
-        with self.transaction():
-            return self._run("delete-memory", record_id=record_id).rowcount > 0
-
-    # links ------------------------------------------------------------------
-
-    def insert_link(self, link: NewLink) -> None:
-        self.insert_links([link])
-
-    def insert_links(self, links: Sequence[NewLink]) -> None:
-        rows = [
-            {
-                "relation_id": link.relation_id,
-                "source_id": link.source_id,
-                "target_id": link.target_id,
-                "relation_type": link.relation_type,
-                "opposite_relation_type": link.opposite_relation_type,
-                "relation_timestamp": _opt_time(link.timestamp),
-                "metadata": _dump(link.metadata),
-                "created_at": format_time(link.created_at),
-            }
-            for link in links
-        ]
-        with self.transaction():
-            self._run_many("insert-link", rows)
-
-    def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
-        with self.transaction(write=False):
-            rows = self._run("get-links", relation_ids=json.dumps(list(relation_ids))).fetchall()
-        return {r[0]: relation_from_row(r) for r in rows}
-
-    def find_link_conflict(
-        self, source_id: str, target_id: str, relation_type: str, exclude_relation_id: str
-    ) -> str | None:
-        with self.transaction(write=False):
-            row = self._run(
-                "find-link-conflict",
-                source_id=source_id,
-                target_id=target_id,
-                relation_type=relation_type,
-                exclude_relation_id=exclude_relation_id,
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def find_link(self, source_id: str, target_id: str, relation_type: str) -> str | None:
-        with self.transaction(write=False):
-            row = self._run(
-                "find-link-by-triple",
-                source_id=source_id,
-                target_id=target_id,
-                relation_type=relation_type,
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def update_link(
-        self,
-        relation_id: str,
-        relation_type: str,
-        opposite_relation_type: str,
-        timestamp: datetime | None,
-        metadata: dict[str, Any],
-    ) -> None:
-        with self.transaction():
-            self._run(
-                "update-link",
-                relation_id=relation_id,
-                relation_type=relation_type,
-                opposite_relation_type=opposite_relation_type,
-                relation_timestamp=_opt_time(timestamp),
-                metadata=_dump(metadata),
-            )
-
-    def delete_link(self, relation_id: str) -> bool:
-        with self.transaction():
-            return self._run("delete-link", relation_id=relation_id).rowcount > 0
-
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
-        with self.transaction(write=False):
-            if record_id is None:
-                cursor = self._run("list-links", relation_type=relation_type)
-            else:
-                cursor = self._run(
-                    "list-links-of-record", record_id=record_id, relation_type=relation_type
-                )
-            rows = cursor.fetchall()
-        return [relation_from_row(r) for r in rows]
-
-    # search -----------------------------------------------------------------
-
-    def search_candidates(
-        self, filters: SearchFilters, include_invalid: bool
-    ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            rows = self._run(
-                "select-search-candidates", include_invalid=int(include_invalid), **binds
-            ).fetchall()
-        if not rows:
-            return [], np.zeros((0, self._dim or 0), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        return [r[0] for r in rows], matrix.reshape(len(rows), -1)

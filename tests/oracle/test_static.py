@@ -230,6 +230,8 @@ class FakeCursor:
         for binds in rows:
             assert set(binds) == stmt.binds, stmt.name
         self.conn.sent.append((stmt.name, rows))
+        if stmt.name in self.conn.fail:
+            raise self.conn.fail[stmt.name]
 
     def fetchone(self) -> tuple[Any, ...] | None:
         return self._rows[0] if self._rows else None
@@ -397,8 +399,9 @@ def test_store_encodes_metadata_keys_as_json_text(conn: FakeConnection) -> None:
 
 def test_store_binds_embedding_as_float32_array(conn: FakeConnection) -> None:
     OracleStore(conn).insert_memory(_memory("m1"))
-    binds = next(binds for name, binds in conn.sent if name == "insert-memory")
-    assert binds["embedding"] == array("f", [1.0, 0.0])
+    sent = next(binds for name, binds in conn.sent if name == "insert-memory")
+    rows = sent if isinstance(sent, list) else [sent]  # executemany sends a list of rows
+    assert rows[0]["embedding"] == array("f", [1.0, 0.0])
 
 
 def test_store_splits_long_id_lists(conn: FakeConnection) -> None:

@@ -1,0 +1,274 @@
+"""What the SQL stores share: every store method written once over named statements.
+
+A dialect store (:class:`~graphmem.stores.sqlite.SqliteStore`,
+:class:`~graphmem.stores.oracle.OracleStore`) supplies the connection, the
+transaction, ``_run`` / ``_run_many`` and a few encodings (how an id list, a
+metadata key and a vector are bound); the statements have the same names and
+binds in every dialect, so the methods below serve both.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.core.metadata import filterable_entries
+from graphmem.core.validation import SearchFilters, format_time
+from graphmem.errors import InvalidArgumentError
+from graphmem.models import MemoryRecord, RecordRelation
+from graphmem.stores.base import NewLink, NewMemory, Store, memory_from_row, relation_from_row
+
+__all__ = ["SqlStore", "dump_json", "optional_time"]
+
+
+def dump_json(value: dict[str, Any]) -> str:
+    """Compact JSON text, as stored in metadata columns."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def optional_time(value: datetime | None) -> str | None:
+    """The stored text of an optional time."""
+    return None if value is None else format_time(value)
+
+
+class SqlStore(Store):
+    """A store whose every operation is a named statement of ``sql/<dialect>/``."""
+
+    _dim: int | None
+
+    # dialect hooks ------------------------------------------------------------
+
+    @abstractmethod
+    def _id_binds(self, ids: list[str]) -> list[str]:
+        """``ids`` as one or more JSON-array binds for the ``*_ids`` statements."""
+
+    def _meta_key(self, key: str) -> str:
+        """How a metadata key is stored in the metadata side table."""
+        return key
+
+    @abstractmethod
+    def _vector_bind(self, vector: npt.NDArray[np.float32]) -> Any:
+        """How an embedding is bound."""
+
+    # memories -------------------------------------------------------------------
+
+    def _check_dim(self, vector: npt.NDArray[np.float32]) -> Any:
+        dim = int(vector.shape[-1])
+        if self._dim is None:
+            self._run("put-meta", meta_key="embedding_dim", meta_value=str(dim))
+            self._dim = dim
+        elif dim != self._dim:
+            raise InvalidArgumentError(
+                "embedder",
+                f"produced {dim}-dimensional vectors; the store holds {self._dim} dimensions",
+            )
+        return self._vector_bind(vector)
+
+    def _memory_binds(self, memory: NewMemory) -> dict[str, Any]:
+        return {
+            "record_id": memory.record_id,
+            "record_type": memory.record_type,
+            "content": memory.content,
+            "user_id": memory.user_id,
+            "agent_id": memory.agent_id,
+            "thread_id": memory.thread_id,
+            "metadata": dump_json(memory.metadata),
+            "memory_timestamp": optional_time(memory.timestamp),
+            "created_at": format_time(memory.created_at),
+            "expires_at": optional_time(memory.expires_at),
+            "embedding": self._check_dim(memory.embedding),
+        }
+
+    def _meta_rows(self, record_id: str, metadata: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"record_id": record_id, "meta_key": self._meta_key(key), "meta_value": value}
+            for key, value in filterable_entries(metadata)
+        ]
+
+    def insert_memory(self, memory: NewMemory) -> None:
+        self.insert_memories([memory])
+
+    def insert_memories(self, memories: Sequence[NewMemory]) -> None:
+        with self.transaction():
+            self._run_many("insert-memory", [self._memory_binds(m) for m in memories])
+            meta = [row for m in memories for row in self._meta_rows(m.record_id, m.metadata)]
+            if meta:
+                self._run_many("insert-memory-meta", meta)
+
+    def _use_filter(self, filters: SearchFilters) -> dict[str, Any]:
+        self._run("reset-filter")
+        pairs = [
+            {"meta_key": self._meta_key(k), "meta_value": v} for k, v in filters.metadata_pairs()
+        ]
+        if pairs:
+            self._run_many("insert-filter", pairs)
+        return filters.binds()
+
+    def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        rows: list[Any] = []
+        reasons: dict[str, list[RecordRelation]] = {}
+        with self.transaction(write=False):
+            for ids in self._id_binds(list(record_ids)):
+                rows += self._run("get-memories", record_ids=ids).fetchall()
+            invalid = [r[0] for r in rows if r[3] == "invalid"]
+            for ids in self._id_binds(invalid) if invalid else []:
+                for row in self._run("get-lifecycle-links-to", record_ids=ids).fetchall():
+                    rel = relation_from_row(row)
+                    reasons.setdefault(rel.target_record_id, []).append(rel)
+        return {r[0]: memory_from_row(r, reasons.get(r[0], ())) for r in rows}
+
+    def list_memories(
+        self, filters: SearchFilters, include_invalid: bool, limit: int
+    ) -> list[MemoryRecord]:
+        with self.transaction(write=False):
+            rows = self._run(
+                "list-memories",
+                include_invalid=int(include_invalid),
+                limit=limit,
+                **self._use_filter(filters),
+            ).fetchall()
+            found = self.get_memories([r[0] for r in rows])
+        return [found[r[0]] for r in rows]
+
+    def update_memory(
+        self,
+        record_id: str,
+        content: str,
+        metadata: dict[str, Any],
+        timestamp: datetime | None,
+        embedding: npt.NDArray[np.float32] | None,
+    ) -> None:
+        with self.transaction():
+            if embedding is None:
+                vector = self._run("get-memory-embedding", record_id=record_id).fetchone()[0]
+            else:
+                vector = self._check_dim(embedding)
+            self._run(
+                "update-memory",
+                record_id=record_id,
+                content=content,
+                metadata=dump_json(metadata),
+                memory_timestamp=optional_time(timestamp),
+                embedding=vector,
+            )
+            self._run("delete-memory-meta", record_id=record_id)
+            meta = self._meta_rows(record_id, metadata)
+            if meta:
+                self._run_many("insert-memory-meta", meta)
+
+    def delete_memory(self, record_id: str) -> bool:
+        # The links go first, one by one: the link triggers recompute their targets
+        # on plain link DML on every backend, never inside a cascade (install.sql).
+        with self.transaction():
+            links = self._run("list-links-of-record", record_id=record_id, relation_type=None)
+            doomed = [{"relation_id": r[0]} for r in links.fetchall()]
+            if doomed:
+                self._run_many("delete-link", doomed)
+            return bool(self._run("delete-memory", record_id=record_id).rowcount > 0)
+
+    # links ------------------------------------------------------------------------
+
+    def insert_link(self, link: NewLink) -> None:
+        self.insert_links([link])
+
+    def insert_links(self, links: Sequence[NewLink]) -> None:
+        rows = [
+            {
+                "relation_id": link.relation_id,
+                "source_id": link.source_id,
+                "target_id": link.target_id,
+                "relation_type": link.relation_type,
+                "opposite_relation_type": link.opposite_relation_type,
+                "relation_timestamp": optional_time(link.timestamp),
+                "metadata": dump_json(link.metadata),
+                "created_at": format_time(link.created_at),
+            }
+            for link in links
+        ]
+        with self.transaction():
+            self._run_many("insert-link", rows)
+
+    def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
+        rows: list[Any] = []
+        with self.transaction(write=False):
+            for ids in self._id_binds(list(relation_ids)):
+                rows += self._run("get-links", relation_ids=ids).fetchall()
+        return {r[0]: relation_from_row(r) for r in rows}
+
+    def _one_id(self, name: str, **binds: Any) -> str | None:
+        with self.transaction(write=False):
+            row = self._run(name, **binds).fetchone()
+        return None if row is None else str(row[0])
+
+    def find_link_conflict(
+        self, source_id: str, target_id: str, relation_type: str, exclude_relation_id: str
+    ) -> str | None:
+        return self._one_id(
+            "find-link-conflict",
+            source_id=source_id,
+            target_id=target_id,
+            relation_type=relation_type,
+            exclude_relation_id=exclude_relation_id,
+        )
+
+    def find_link(self, source_id: str, target_id: str, relation_type: str) -> str | None:
+        return self._one_id(
+            "find-link-by-triple",
+            source_id=source_id,
+            target_id=target_id,
+            relation_type=relation_type,
+        )
+
+    def update_link(
+        self,
+        relation_id: str,
+        relation_type: str,
+        opposite_relation_type: str,
+        timestamp: datetime | None,
+        metadata: dict[str, Any],
+    ) -> None:
+        with self.transaction():
+            self._run(
+                "update-link",
+                relation_id=relation_id,
+                relation_type=relation_type,
+                opposite_relation_type=opposite_relation_type,
+                relation_timestamp=optional_time(timestamp),
+                metadata=dump_json(metadata),
+            )
+
+    def delete_link(self, relation_id: str) -> bool:
+        with self.transaction():
+            return bool(self._run("delete-link", relation_id=relation_id).rowcount > 0)
+
+    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
+        with self.transaction(write=False):
+            if record_id is None:
+                cursor = self._run("list-links", relation_type=relation_type)
+            else:
+                cursor = self._run(
+                    "list-links-of-record", record_id=record_id, relation_type=relation_type
+                )
+            rows = cursor.fetchall()
+        return [relation_from_row(r) for r in rows]
+
+    # search -----------------------------------------------------------------------
+
+    def search_candidates(
+        self, filters: SearchFilters, include_invalid: bool
+    ) -> tuple[list[str], npt.NDArray[np.float32]]:
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            rows = self._run(
+                "select-search-candidates", include_invalid=int(include_invalid), **binds
+            ).fetchall()
+        if not rows:
+            return [], np.zeros((0, self._dim or 0), dtype=np.float32)
+        flat = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
+        return [r[0] for r in rows], flat.reshape(len(rows), -1)
