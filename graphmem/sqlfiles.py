@@ -12,13 +12,18 @@ same text with that prefix replaced by ``X_``, after ``X`` is validated.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from importlib.abc import Traversable
 
 from graphmem.errors import InvalidArgumentError
+
+if sys.version_info >= (3, 11):
+    from importlib.resources.abc import Traversable
+else:  # pragma: no cover - Python 3.10
+    from importlib.abc import Traversable
 
 __all__ = [
     "DEFAULT_PREFIX",
