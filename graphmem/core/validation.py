@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -181,13 +182,30 @@ def check_metadata_filter(value: object) -> dict[str, Any] | None:
     return filt or None
 
 
+_FRACTION = re.compile(r"(T\d\d:\d\d:\d\d)\.(\d+)")
+
+
+def _normalise_iso(text: str) -> str:
+    """ISO 8601 text in the form every supported Python's ``fromisoformat`` reads.
+
+    Python 3.10 accepts only 3 or 6 fraction digits and no ``Z``.
+
+    >>> _normalise_iso("2024-02-29T23:59:59.5Z")
+    '2024-02-29T23:59:59.500000+00:00'
+    """
+    text = text.strip()
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    return _FRACTION.sub(lambda m: f"{m[1]}.{(m[2] + '000000')[:6]}", text, count=1)
+
+
 def check_timestamp(argument: str, value: object) -> datetime | None:
     """A caller timestamp: ``datetime`` (naive means UTC) or ISO 8601 text, or ``None``."""
     if value is None:
         return None
     if isinstance(value, str):
         try:
-            value = datetime.fromisoformat(value)
+            value = datetime.fromisoformat(_normalise_iso(value))
         except ValueError as exc:
             raise InvalidArgumentError(argument, f"is not ISO 8601: {value!r}") from exc
     if not isinstance(value, datetime):
