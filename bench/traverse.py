@@ -1,28 +1,36 @@
 """Benchmark the linked-context tree (SPEC section 3) of the SQLite store.
 
 For each size ``N:M`` the cached store of :mod:`bench.generate` is opened once
-and, for 1 and 10 roots, 5 hops, ``max_linked_results`` 100 and unlimited, the
-tree is timed on
+and, for 1, 2, 3 and 5 hops, 1 and 10 roots, ``max_linked_results`` 100 and
+unlimited, the tree is timed on
 
 * ``store``: ``SqliteStore.linked_context(...)`` fully consumed (warm);
 * ``networkx``: :func:`graphmem.core.tree.shortest_path_tree` over a
   ``networkx.MultiGraph`` of the links (built once, timed apart);
 * ``csr``: a numpy breadth-first search over CSR arrays with the same tie rule,
   the in-memory lower bound (it returns integer arrays; turning them into ids is
-  not timed).
+  not timed);
+* ``pathenum``: the reference system's single statement (:mod:`bench.pathenum`:
+  one SELECT per depth over vertex-simple paths, then ROW_NUMBER for the
+  shortest stable parent and the cap) on a second connection to the same file.
+  It is interrupted after ``--pathenum-timeout`` seconds and reported as a
+  timeout; a root set that timed out at some hops is not tried at more hops
+  (the statement at H+1 hops contains the one at H).
 
 Every query's rows ``(root, order, node, parent, relation_id, depth)`` must be
-identical on the three; the run stops with an error otherwise. ``--profile``
-also times each statement of the store's level-by-level expansion and prints
-the query plan of ``expand-level``.
+identical on all methods that finish; the run stops with an error otherwise.
+``--profile`` also times each statement of the store's level-by-level expansion
+(5 hops) and prints the query plan of ``expand-level``.
 
-    python -m bench.traverse --sizes 100000:300000,1000000:3000000 --repeat 5
+    python -m bench.traverse --sizes 10000:30000,100000:300000,1000000:3000000 \
+        --repeat 3 --repeat-unlimited 1 --root-sets 3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import sqlite3
 import statistics
@@ -38,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.generate import NOW, PREFIX, ensure_store
+from bench.pathenum import PathenumTimeout, pathenum_rows
 from graphmem.core.tree import Neighbor, shortest_path_tree
 from graphmem.core.validation import SearchFilters, format_time, parse_time
 from graphmem.models import SchemaPolicy
@@ -47,6 +56,7 @@ __all__ = ["CsrTree", "Graph", "load_graph", "main"]
 
 RESULTS = Path(__file__).resolve().parent / "results" / "traverse.json"
 HOPS = 5
+"""Hops of the ``--profile`` run."""
 Row = tuple[str, int, str, str, str, int]
 """(root, order within the root's tree, node, parent, relation_id, depth)"""
 IntArray = npt.NDArray[np.int64]
@@ -266,11 +276,11 @@ def pick_roots(g: Graph, seed: int, sets: int, per_set: int) -> list[list[str]]:
 
 
 def store_rows(
-    store: SqliteStore, roots: Sequence[str], filters: SearchFilters, cap: int | None
+    store: SqliteStore, roots: Sequence[str], filters: SearchFilters, hops: int, cap: int | None
 ) -> list[Row]:
     rows: list[Row] = []
     order: dict[str, int] = {}
-    for item in store.linked_context(roots, filters, HOPS, cap):
+    for item in store.linked_context(roots, filters, hops, cap):
         k = order.get(item.root_id, 0)
         order[item.root_id] = k + 1
         e = item.entry
@@ -286,6 +296,35 @@ def _median_ms(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
         fn()
         times.append((time.perf_counter() - t) * 1000.0)
     return statistics.median(times), result
+
+
+def _pathenum_ms(
+    conn: sqlite3.Connection,
+    roots: Sequence[str],
+    now: str,
+    hops: int,
+    cap: int | None,
+    repeat: int,
+    timeout_s: float,
+) -> tuple[float, list[Row] | None]:
+    """Median ms of the path-enumeration statement, or ``(inf, None)`` on a timeout.
+
+    Like :func:`_median_ms` (one warm-up whose rows are returned), but each run
+    has the time budget, the first timeout ends the repeats, and a warm-up over
+    one second is followed by a single timed run.
+    """
+    try:
+        t = time.perf_counter()
+        rows = pathenum_rows(conn, roots, now, hops, cap, timeout_s, PREFIX)
+        warm = time.perf_counter() - t
+        times = []
+        for _ in range(1 if warm > 1.0 else repeat):
+            t = time.perf_counter()
+            pathenum_rows(conn, roots, now, hops, cap, timeout_s, PREFIX)
+            times.append((time.perf_counter() - t) * 1000.0)
+    except PathenumTimeout:
+        return math.inf, None
+    return statistics.median(times), rows
 
 
 def _check(label: str, expected: list[Row], got: list[Row]) -> None:
@@ -405,6 +444,8 @@ def bench_size(
     model_sets: int,
     model_max: int,
     profile: bool,
+    hops_list: Sequence[int],
+    pathenum_timeout: float,
 ) -> dict[str, Any]:
     path = ensure_store(n, m, seed)
     now = format_time(NOW)
@@ -427,61 +468,104 @@ def bench_size(
     )
     store = SqliteStore(path, PREFIX, SchemaPolicy.REQUIRE_EXISTING)
     filters = SearchFilters(now=NOW)
+    pe_conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     csr = CsrTree(g)
     root_sets = pick_roots(g, seed, sets, 10)
     results: list[dict[str, Any]] = []
-    for count in (1, 10):
-        for cap in (100, None):
-            timings: dict[str, list[float]] = {"store": [], "networkx": [], "csr": [], "model": []}
-            nodes: list[int] = []
-            reps = repeat if cap is not None else repeat_all
-            for number, roots in enumerate(root_sets):
-                roots = roots[:count]
-                ints = [g.index[r] for r in roots]
-                ms, expected = _median_ms(lambda: store_rows(store, roots, filters, cap), reps)  # noqa: B023
-                timings["store"].append(ms)
-                ms, trees = _median_ms(
-                    lambda: [shortest_path_tree(r, neighbors, HOPS, cap, allowed) for r in roots],  # noqa: B023
-                    reps,
-                )
-                timings["networkx"].append(ms)
-                got = [
-                    (r, k, e.node, e.parent, e.relation_id, e.depth)
-                    for r, tree in zip(roots, trees, strict=True)
-                    for k, e in enumerate(tree)
-                ]
-                _check(f"networkx roots={roots} cap={cap}", expected, got)
-                ms, cols = _median_ms(lambda: [csr.tree(i, HOPS, cap) for i in ints], reps)  # noqa: B023
-                timings["csr"].append(ms)
-                got = [row for i, c in zip(ints, cols, strict=True) for row in csr_rows(g, i, c)]
-                _check(f"csr roots={roots} cap={cap}", expected, got)
-                nodes.append(len(expected))
-                if model is not None and number < model_sets:
-                    # ReferenceModel.tree: O(N) subgraph per root, so timed once
-                    t = time.perf_counter()
-                    trees = [model.tree(r, model_filters, HOPS, cap) for r in roots]
-                    timings["model"].append((time.perf_counter() - t) * 1000.0)
+    # (root set, roots, cap) whose path enumeration timed out at fewer hops
+    timed_out: set[tuple[int, int, int | None]] = set()
+    print(HEADER, file=sys.stderr)
+    for hops in hops_list:
+        for count in (1, 10):
+            for cap in (100, None):
+                timings: dict[str, list[float]] = {
+                    "store": [],
+                    "networkx": [],
+                    "csr": [],
+                    "pathenum": [],
+                    "model": [],
+                }
+                nodes: list[int] = []
+                reps = repeat if cap is not None else repeat_all
+                for number, roots in enumerate(root_sets):
+                    roots = roots[:count]
+                    ints = [g.index[r] for r in roots]
+                    label = f"hops={hops} roots={roots} cap={cap}"
+                    ms, expected = _median_ms(
+                        lambda: store_rows(store, roots, filters, hops, cap),  # noqa: B023
+                        reps,
+                    )
+                    timings["store"].append(ms)
+                    ms, trees = _median_ms(
+                        lambda: [
+                            shortest_path_tree(r, neighbors, hops, cap, allowed)  # noqa: B023
+                            for r in roots  # noqa: B023
+                        ],
+                        reps,
+                    )
+                    timings["networkx"].append(ms)
                     got = [
                         (r, k, e.node, e.parent, e.relation_id, e.depth)
                         for r, tree in zip(roots, trees, strict=True)
                         for k, e in enumerate(tree)
                     ]
-                    _check(f"ReferenceModel roots={roots} cap={cap}", expected, got)
-            med = {k: statistics.median(v) for k, v in timings.items() if v}
-            results.append(
-                {
-                    "memories": n,
-                    "links": m,
-                    "roots": count,
-                    "cap": cap,
-                    "median_ms": med,
-                    "per_root_set_ms": timings,
-                    "rows_median": statistics.median(nodes),
-                    "store_over_csr": med["store"] / med["csr"],
-                    "store_over_networkx": med["store"] / med["networkx"],
-                }
-            )
-            print(_row(results[-1]), file=sys.stderr)
+                    _check(f"networkx {label}", expected, got)
+                    ms, cols = _median_ms(
+                        lambda: [csr.tree(i, hops, cap) for i in ints],  # noqa: B023
+                        reps,
+                    )
+                    timings["csr"].append(ms)
+                    got = [
+                        row for i, c in zip(ints, cols, strict=True) for row in csr_rows(g, i, c)
+                    ]
+                    _check(f"csr {label}", expected, got)
+                    key = (number, count, cap)
+                    if key in timed_out:
+                        timings["pathenum"].append(math.inf)
+                    else:
+                        ms, pe = _pathenum_ms(
+                            pe_conn, roots, now, hops, cap, reps, pathenum_timeout
+                        )
+                        timings["pathenum"].append(ms)
+                        if pe is None:
+                            timed_out.add(key)
+                        else:
+                            _check(f"pathenum {label}", expected, pe)
+                    nodes.append(len(expected))
+                    if model is not None and number < model_sets:
+                        # ReferenceModel.tree: O(N) subgraph per root, so timed once
+                        t = time.perf_counter()
+                        trees = [model.tree(r, model_filters, hops, cap) for r in roots]
+                        timings["model"].append((time.perf_counter() - t) * 1000.0)
+                        got = [
+                            (r, k, e.node, e.parent, e.relation_id, e.depth)
+                            for r, tree in zip(roots, trees, strict=True)
+                            for k, e in enumerate(tree)
+                        ]
+                        _check(f"ReferenceModel {label}", expected, got)
+                med = {k: statistics.median(v) for k, v in timings.items() if v}
+                results.append(
+                    {
+                        "memories": n,
+                        "links": m,
+                        "hops": hops,
+                        "roots": count,
+                        "cap": cap,
+                        "median_ms": {k: (None if math.isinf(v) else v) for k, v in med.items()},
+                        "per_root_set_ms": {
+                            k: [None if math.isinf(x) else x for x in v] for k, v in timings.items()
+                        },
+                        "pathenum_timeouts": sum(math.isinf(x) for x in timings["pathenum"]),
+                        "rows_median": statistics.median(nodes),
+                        "store_over_csr": med["store"] / med["csr"],
+                        "store_over_networkx": med["store"] / med["networkx"],
+                        "pathenum_over_store": (
+                            None if math.isinf(med["pathenum"]) else med["pathenum"] / med["store"]
+                        ),
+                    }
+                )
+                print(_row(results[-1]), file=sys.stderr, flush=True)
+    pe_conn.close()
     profile = (
         {str(cap): profile_store(store, root_sets[0], cap) for cap in (100, None)}
         if profile
@@ -505,19 +589,29 @@ def bench_size(
 
 
 HEADER = (
-    f"{'N':>8} {'M':>8} {'roots':>5} {'cap':>5} {'rows':>7} "
-    f"{'store ms':>9} {'nx ms':>9} {'csr ms':>8} {'st/csr':>7} {'st/nx':>6} {'model ms*':>10}"
+    f"{'hops':>4} {'roots':>5} {'cap':>5} {'rows':>7} {'store ms':>9} {'nx ms':>9} "
+    f"{'csr ms':>8} {'pathenum ms':>11} {'st/csr':>7} {'st/nx':>6} {'pe/st':>7} {'model ms*':>10}"
 )
+
+
+def _ms(value: float | None) -> str:
+    return "timeout" if value is None else f"{value:.2f}"
 
 
 def _row(q: dict[str, Any]) -> str:
     med = q["median_ms"]
     cap = "all" if q["cap"] is None else str(q["cap"])
+    pe = _ms(med["pathenum"])
+    if q["pathenum_timeouts"] and med["pathenum"] is not None:
+        pe += "+"  # the median finished, but some root sets timed out
+    ratio = q["pathenum_over_store"]
+    model = med.get("model")
     return (
-        f"{q['memories']:>8} {q['links']:>8} {q['roots']:>5} {cap:>5} {q['rows_median']:>7.0f} "
-        f"{med['store']:>9.2f} {med['networkx']:>9.2f} {med['csr']:>8.2f} "
+        f"{q['hops']:>4} {q['roots']:>5} {cap:>5} {q['rows_median']:>7.0f} "
+        f"{med['store']:>9.2f} {med['networkx']:>9.2f} {med['csr']:>8.2f} {pe:>11} "
         f"{q['store_over_csr']:>7.1f} {q['store_over_networkx']:>6.2f} "
-        f"{med.get('model', float('nan')):>10.1f}"
+        f"{'-' if ratio is None else f'{ratio:.1f}':>7} "
+        f"{'-' if model is None else f'{model:.1f}':>10}"
     )
 
 
@@ -544,14 +638,23 @@ def main(argv: list[str] | None = None) -> int:
         default=200_000,
         help="skip ReferenceModel.tree above this N (it is O(N) per root)",
     )
+    parser.add_argument("--hops", default="1,2,3,5", help="comma-separated num_hops values")
+    parser.add_argument(
+        "--pathenum-timeout",
+        type=float,
+        default=10.0,
+        help="seconds before a path-enumeration query is interrupted (reported as timeout)",
+    )
     parser.add_argument("--profile", action="store_true", help="time each store statement")
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     sizes = [tuple(int(x) for x in s.split(":")) for s in args.sizes.split(",")]
+    hops_list = [int(h) for h in args.hops.split(",")]
     report: dict[str, Any] = {
         "python": platform.python_version(),
         "sqlite": sqlite3.sqlite_version,
-        "hops": HOPS,
+        "hops": hops_list,
+        "pathenum_timeout_s": args.pathenum_timeout,
         "repeat": args.repeat,
         "repeat_unlimited": args.repeat_unlimited,
         "root_sets": args.root_sets,
@@ -569,16 +672,20 @@ def main(argv: list[str] | None = None) -> int:
                 args.model_sets,
                 args.model_max_memories,
                 args.profile,
+                hops_list,
+                args.pathenum_timeout,
             )
         )
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=1))
     print(
-        "\nmedian milliseconds per query (5 hops; rows = tree nodes returned; "
+        "\nmedian milliseconds per query over the root sets (rows = tree nodes returned; "
+        f"pathenum: timeout = over {args.pathenum_timeout:g} s, + = some root sets timed out; "
         "model* = ReferenceModel.tree, one cold run on the first --model-sets root sets)"
     )
-    print(HEADER)
     for size in report["sizes"]:
+        print(f"\nN={size['memories']} memories, M={size['links']} links")
+        print(HEADER)
         for q in size["queries"]:
             print(_row(q))
     for size in report["sizes"]:

@@ -4,6 +4,9 @@
 -- opens (traverse.sql uses the tables). They live in the temp schema, so a
 -- search never takes the database write lock. Idempotent.
 
+-- Work tables live in memory, not in a temporary file (set before they exist).
+PRAGMA temp_store = MEMORY;
+
 -- Nodes reached from each root of the current search, with the chosen parent link.
 CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
     root_id         TEXT NOT NULL,
