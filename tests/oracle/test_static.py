@@ -46,13 +46,8 @@ MEMORY_ROW = ("m2", "memory", "text", "invalid", None, None, None, '{"a": 1}', N
 
 
 def _pgq() -> Any:
-    try:
-        from graphmem import pgq
+    from graphmem import pgq
 
-        graph = pgq.parse_property_graph(PGQ["create-property-graph"].sql)
-        pgq.lower(PGQ["expand-level"].sql, graph, dialect="oracle")
-    except Exception as exc:  # the lowering is written concurrently; see the skip reason
-        pytest.skip(f"graphmem.pgq cannot lower expand-level for Oracle yet: {exc!r}")
     return pgq
 
 
