@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -35,7 +33,8 @@ from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
 from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
-from graphmem.stores.base import NewMemory, Store
+from graphmem.stores import open_store
+from graphmem.stores.base import NewMemory
 
 __all__ = ["GraphMemory"]
 
@@ -53,37 +52,6 @@ _MEMORY_KEYS = frozenset(
     }
 )
 _EMBED_BATCH = 1024
-
-
-_DSN = re.compile(r"[A-Za-z][\w$#]*/[^/@\s]*@[^/:\s]+(:\d+)?(/\S+)?")
-
-
-def _looks_like_dsn(connection: object) -> bool:
-    """``user/password@host:port/service`` (port or service required), not a file."""
-    if not isinstance(connection, str):
-        return False
-    match = _DSN.fullmatch(connection)
-    return match is not None and bool(match.group(1) or match.group(2))
-
-
-def _open_store(connection: object, prefix: str, schema_policy: SchemaPolicy) -> Store:
-    if isinstance(connection, Store):
-        return connection
-    # An oracledb pool or connection, or a DSN 'user/password@host:port/service'.
-    driver = type(connection).__module__.partition(".")[0]
-    if _looks_like_dsn(connection) or driver == "oracledb":
-        from graphmem.stores.oracle import OracleStore
-
-        return OracleStore(connection, prefix, schema_policy)
-    if isinstance(connection, (str, Path)):
-        from graphmem.stores.sqlite import SqliteStore
-
-        return SqliteStore(connection, prefix, schema_policy)
-    raise InvalidArgumentError(
-        "connection",
-        f"expected a SQLite path, ':memory:', an Oracle DSN 'user/password@host:port/service', "
-        f"an oracledb pool or connection; got {type(connection).__name__}",
-    )
 
 
 class GraphMemory(LinkOperations):
@@ -132,7 +100,7 @@ class GraphMemory(LinkOperations):
         self.memory_store_id = prefix
         self.embedder: Embedder = embedder or HashingEmbedder()
         self._clock = clock or utc_now
-        self._store = _open_store(connection, prefix, schema_policy)
+        self._store = open_store(connection, prefix, schema_policy)
 
     # lifecycle of the object --------------------------------------------------
 
