@@ -59,3 +59,25 @@ def test_cli_help_shows_examples() -> None:
         check=True,
     ).stdout
     assert "Example:" in out and "graphmem demo --db" in out
+
+
+def test_cli_sql_oracle_applies_the_prefix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sql", "--dialect", "oracle", "--prefix", "T_GRAPH_MEMORY"]) == 0
+    ddl = capsys.readouterr().out
+    assert "CREATE TABLE IF NOT EXISTS T_GRAPH_MEMORY_MEMORY" in ddl
+    assert "CREATE PROPERTY GRAPH IF NOT EXISTS T_GRAPH_MEMORY_graph" in ddl
+    code = [line for line in ddl.splitlines() if not line.lstrip().startswith("--")]
+    assert not any("GRAPHMEM_" in line.upper() for line in code)
+
+
+def test_cli_sql_uninstall_removes_what_install_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = sqlite3.connect(tmp_path / "x.db")
+    assert main(["sql", "--dialect", "sqlite"]) == 0
+    conn.executescript(capsys.readouterr().out)
+    assert main(["sql", "--dialect", "sqlite", "--uninstall"]) == 0
+    conn.executescript(capsys.readouterr().out)
+    tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    assert tables == []
+    conn.close()
