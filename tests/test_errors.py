@@ -508,3 +508,17 @@ def test_embedder_returning_wrong_count_rejected(db_path: Path) -> None:
             other.add_memory("x")
         assert info.value.argument == "embedder"
         assert other.list_memories() == []
+
+
+@pytest.mark.parametrize(
+    ("method", "argument"),
+    [("list_memories", "limit"), ("search", "max_results"), ("search", "max_linked_results")],
+)
+def test_errors_count_beyond_bound_is_invalid(
+    memory: GraphMemory, method: str, argument: str
+) -> None:
+    call = getattr(memory, method)
+    args = ("query",) if method == "search" else ()
+    with pytest.raises(InvalidArgumentError) as caught:
+        call(*args, **{argument: 2**63})
+    assert caught.value.argument == argument

@@ -16,6 +16,7 @@ from graphmem.core.tree import MAX_HOPS
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
+    "MAX_COUNT",
     "MAX_ID_LENGTH",
     "SearchFilters",
     "check_content",
@@ -231,17 +232,25 @@ def expiry(created_at: datetime, ttl_days: float | None) -> datetime | None:
     return None if ttl_days is None else created_at + timedelta(days=ttl_days)
 
 
+MAX_COUNT = 2**31 - 1
+"""The largest count (limit, max_results, max_linked_results) a call may ask for."""
+
+
 def check_non_negative(argument: str, value: object) -> int:
-    """An integer >= 0."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidArgumentError(argument, f"must be an integer >= 0; got {value!r}")
+    """An integer from 0 to :data:`MAX_COUNT`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise InvalidArgumentError(
+            argument, f"must be an integer from 0 to {MAX_COUNT}; got {value!r}"
+        )
     return value
 
 
 def check_positive(argument: str, value: object) -> int:
-    """An integer >= 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgumentError(argument, f"must be an integer >= 1; got {value!r}")
+    """An integer from 1 to :data:`MAX_COUNT`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_COUNT:
+        raise InvalidArgumentError(
+            argument, f"must be an integer from 1 to {MAX_COUNT}; got {value!r}"
+        )
     return value
 
 

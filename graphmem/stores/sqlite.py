@@ -163,7 +163,7 @@ class SqliteStore(SqlStore):
             return self._conn.execute(sql, binds)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"the change violates a store constraint: {exc}") from exc
-        except sqlite3.ProgrammingError as exc:
+        except (sqlite3.ProgrammingError, OverflowError) as exc:
             raise BackendError(f"sqlite3 refused the call: {exc}") from exc
         except sqlite3.Error as exc:
             code = getattr(exc, "sqlite_errorname", "")
