@@ -1,6 +1,8 @@
-"""Hypothesis profiles: ``dev`` (fast, the default) and ``ci`` (thorough).
+"""Hypothesis profiles for every test: ``dev`` (fast, the default) and ``ci`` (thorough).
 
-Choose one with the ``HYPOTHESIS_PROFILE`` environment variable.
+Choose one with the ``HYPOTHESIS_PROFILE`` environment variable. ``dev`` draws new
+random examples on every run, to keep exploring; ``ci`` is derandomized, so the
+CI run checks exactly the examples a developer's ``ci`` run checked.
 """
 
 import os
@@ -21,5 +23,6 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
+    derandomize=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
