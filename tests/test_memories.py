@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphmem import GraphMemory, MemoryRecord, NotFoundError
+from graphmem import GraphMemory, InvalidArgumentError, MemoryRecord, NotFoundError
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -443,3 +443,18 @@ def test_graph_memory_reopen_file_keeps_data(db_path) -> None:
 def test_graph_memory_memory_store_id_attribute(db_path) -> None:
     with GraphMemory(db_path, memory_store_id="T_GRAPH_MEMORY") as store:
         assert store.memory_store_id == "T_GRAPH_MEMORY"
+
+
+def test_memories_timestamp_before_year_1000_round_trips(memory: GraphMemory) -> None:
+    early = datetime(999, 1, 1, tzinfo=timezone.utc)
+    rid = memory.add_memory("an early event", timestamp=early)
+    memory.update_memory(rid, timestamp=early)
+    assert memory.get_memory(rid).timestamp == early
+
+
+def test_memories_timestamp_out_of_utc_range_is_invalid(memory: GraphMemory) -> None:
+    east = timezone(timedelta(hours=5))
+    with pytest.raises(InvalidArgumentError) as caught:
+        memory.add_memory("too early", timestamp=datetime(1, 1, 1, tzinfo=east))
+    assert caught.value.argument == "timestamp"
+    assert memory.list_memories() == []

@@ -39,7 +39,6 @@ __all__ = [
 
 MAX_ID_LENGTH = 128
 _INT64 = 2**63
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%f+00:00"
 
 
 def utc_now() -> datetime:
@@ -52,8 +51,15 @@ def format_time(value: datetime) -> str:
 
     >>> format_time(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
     '2026-01-02T03:04:05.000000+00:00'
+    >>> format_time(datetime(999, 1, 1, tzinfo=timezone.utc))
+    '0999-01-01T00:00:00.000000+00:00'
     """
-    return value.astimezone(timezone.utc).strftime(_TIME_FORMAT)
+    v = value.astimezone(timezone.utc)
+    # Not strftime: its %Y does not pad years below 1000 on every platform.
+    return (
+        f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:"
+        f"{v.second:02d}.{v.microsecond:06d}+00:00"
+    )
 
 
 def parse_time(value: str) -> datetime:
@@ -213,7 +219,10 @@ def check_timestamp(argument: str, value: object) -> datetime | None:
         raise InvalidArgumentError(argument, "must be a datetime or ISO 8601 text")
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidArgumentError(argument, f"is out of range in UTC: {value!r}") from exc
 
 
 def check_ttl_days(value: object) -> float | None:
