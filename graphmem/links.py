@@ -61,18 +61,18 @@ class LinkOperations:
     def _check_endpoints(
         self, source_id: str, source_type: str, target_id: str, target_type: str
     ) -> None:
-        found = self._store.get_memories([source_id, target_id])
+        found = self._store.get_record_types([source_id, target_id])
         for arg, record_id, record_type in (
             ("source_record_id", source_id, source_type),
             ("target_record_id", target_id, target_type),
         ):
-            record = found.get(record_id)
-            if record is None:
+            stored = found.get(record_id)
+            if stored is None:
                 raise NotFoundError(f"{arg}: no memory {record_id!r}")
-            if record.record_type != record_type:
+            if stored != record_type:
                 type_arg = arg.replace("_id", "_type")
                 raise InvalidArgumentError(
-                    type_arg, f"{record_id!r} is a {record.record_type}, not a {record_type}"
+                    type_arg, f"{record_id!r} is a {stored}, not a {record_type}"
                 )
 
     def _check_no_conflict(
@@ -199,8 +199,7 @@ class LinkOperations:
         ids = sorted({i for link, _, _ in built for i in (link.source_id, link.target_id)})
         types: dict[str, str] = {}
         for start in range(0, len(ids), _LOOKUP_BATCH):
-            found = self._store.get_memories(ids[start : start + _LOOKUP_BATCH])
-            types.update({rid: rec.record_type for rid, rec in found.items()})
+            types.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
         for index, (link, source_type, target_type) in enumerate(built):
             for end, rid, rtype in (
                 ("source", link.source_id, source_type),

@@ -142,6 +142,10 @@ class Store(ABC):
         """Insert; raises ConflictError when the id exists."""
 
     @abstractmethod
+    def get_record_types(self, record_ids: Sequence[str]) -> dict[str, str]:
+        """The record type of each existing memory among ``record_ids``."""
+
+    @abstractmethod
     def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """The existing memories among ``record_ids``, with ``invalidated_by``."""
 

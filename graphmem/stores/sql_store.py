@@ -110,6 +110,13 @@ class SqlStore(Store):
             self._run_many("insert-filter", pairs)
         return filters.binds()
 
+    def get_record_types(self, record_ids: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        with self.transaction(write=False):
+            for ids in self._id_binds(list(record_ids)):
+                found.update(self._run("get-record-types", record_ids=ids).fetchall())
+        return found
+
     def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         rows: list[Any] = []
         reasons: dict[str, list[RecordRelation]] = {}

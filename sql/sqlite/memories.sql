@@ -20,6 +20,13 @@ VALUES (:record_id, :meta_key, :meta_value);
 -- Forget a memory's filterable metadata entries (before rewriting them).
 DELETE FROM graphmem_memory_meta WHERE record_id = :record_id;
 
+-- name: get-record-types
+-- The record type of each memory whose id is in the JSON array :record_ids
+-- (endpoint checks of links; reads the memory index, not the rows).
+SELECT m.record_id, m.record_type
+FROM graphmem_memory m
+WHERE m.record_id IN (SELECT value FROM json_each(:record_ids));
+
 -- name: get-memories
 -- The memories whose ids are in the JSON array :record_ids.
 SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,

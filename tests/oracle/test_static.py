@@ -174,6 +174,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
     rows: dict[str, list[tuple[Any, ...]]] = {
         "count-schema-tables": [(SCHEMA_TABLES,)],
         "get-memories": [MEMORY_ROW],
+        "get-record-types": [("m2", "memory")],
         "get-lifecycle-links-to": [LINK_ROW],
         "list-memories": [("m2",)],
         "get-memory-embedding": [(array("f", [1.0, 0.0]),)],
@@ -323,6 +324,7 @@ def _exercise(store: OracleStore) -> None:
     filters = SearchFilters(user_id="u", metadata_filter={"k": "v"})
     store.insert_memory(_memory("m1"))
     store.get_memories(["m1", "m2"])
+    assert store.get_record_types(["m2"]) == {"m2": "memory"}
     store.list_memories(filters, include_invalid=False, limit=10)
     store.update_memory("m1", "new", {"k": 2}, None, None)
     store.update_memory("m1", "new", {}, None, np.array([0.0, 1.0], dtype=np.float32))
