@@ -31,10 +31,19 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_pgq_statement, loa
 from graphmem.stores.oracle_session import OracleSession, id_lists, vector_bind
 from graphmem.stores.sql_store import SqlStore
 
-__all__ = ["SCHEMA_TABLES", "OracleStore"]
+__all__ = ["SCHEMA_GRAPHS", "SCHEMA_TABLES", "SCHEMA_TRIGGERS", "OracleStore"]
 
 SCHEMA_TABLES = 7
 """Tables and work tables that ``count-schema-tables`` finds in a complete schema."""
+SCHEMA_TRIGGERS = 2
+"""VALID triggers that ``count-schema-tables`` finds in a complete schema."""
+SCHEMA_GRAPHS = 1
+"""Property graphs that ``count-schema-tables`` finds in a complete schema."""
+_SCHEMA_PARTS = (
+    (SCHEMA_TABLES, "tables"),
+    (SCHEMA_TRIGGERS, "valid triggers"),
+    (SCHEMA_GRAPHS, "property graph"),
+)
 
 
 def _meta_key(key: str) -> str:
@@ -60,8 +69,10 @@ class OracleStore(SqlStore):
 
     Raises:
         BackendError: python-oracledb is missing or the connection fails.
-        SchemaError: the server is older than 23.4, or the schema is missing
-            under ``REQUIRE_EXISTING``.
+        SchemaError: the server is older than 23.4; the schema is incomplete
+            (a table or the property graph missing, a trigger not VALID) under
+            ``REQUIRE_EXISTING``; or ``install.sql`` reported a compilation
+            error or left the schema incomplete.
     """
 
     dialect = "oracle"
@@ -89,25 +100,43 @@ class OracleStore(SqlStore):
     # connection and schema -------------------------------------------------
 
     def _setup(self, schema_policy: SchemaPolicy) -> None:
-        with self.transaction(write=False):
-            tables = int(self._run("count-schema-tables").fetchone()[0])
-        if tables < SCHEMA_TABLES:
-            if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
-                raise SchemaError(
-                    f"the store {self._prefix!r} has no complete schema ({tables} of "
-                    f"{SCHEMA_TABLES} tables; schema_policy=REQUIRE_EXISTING); run "
-                    "sql/oracle/install.sql or use SchemaPolicy.CREATE_IF_NECESSARY"
-                )
+        gaps = self._schema_gaps()
+        if gaps and schema_policy is SchemaPolicy.REQUIRE_EXISTING:
+            raise SchemaError(
+                f"the store {self._prefix!r} has no complete schema ({gaps}; "
+                "schema_policy=REQUIRE_EXISTING); run sql/oracle/install.sql or use "
+                "SchemaPolicy.CREATE_IF_NECESSARY"
+            )
+        if gaps:
+            # install.sql is idempotent: it creates what is missing and recompiles
+            # the triggers (CREATE OR REPLACE), which repairs a partial install.
             self._session.run_script("install")
+            gaps = self._schema_gaps()
+            if gaps:
+                raise SchemaError(
+                    f"install.sql ran but the store {self._prefix!r} is still incomplete "
+                    f"({gaps}); check USER_OBJECTS and USER_ERRORS"
+                )
         with self.transaction(write=False):
             row = self._run("get-meta", meta_key="embedding_dim").fetchone()
         self._dim = None if row is None else int(row[0])
 
+    def _schema_gaps(self) -> str:
+        """What ``count-schema-tables`` finds missing, e.g. ``1 of 2 valid triggers``."""
+        with self.transaction(write=False):
+            found = self._run("count-schema-tables").fetchone()
+        return ", ".join(
+            f"{int(n)} of {want} {what}"
+            for n, (want, what) in zip(found, _SCHEMA_PARTS, strict=True)
+            if int(n) < want
+        )
+
     def uninstall(self) -> None:
         """Drop the graph and every table of this store (``uninstall.sql``), data included.
 
-        Other sessions that used the store's temporary work tables must have
-        disconnected first (else ORA-14452, raised as :class:`graphmem.BackendError`).
+        The work tables keep rows only within a transaction, so open pools do
+        not block the drop; a transaction of another session that is using them
+        at that moment does (ORA-14452, raised as :class:`graphmem.BackendError`).
         """
         self._session.run_script("uninstall")
 

@@ -45,7 +45,9 @@ _CONFLICT = frozenset({1, 2290, 2292, 20001, 20002})
 _SCHEMA = frozenset({942, 4043, 4080})
 _PARENT_MISSING = 2291
 ID_LIST_BYTES = 3900
-"""Id lists are bound as JSON text below 4000 bytes: a plain VARCHAR2 bind in SQL."""
+"""Id lists are bound as JSON text of at most this many bytes, below the 4000 bytes of a
+plain VARCHAR2 bind in SQL (``MAX_STRING_SIZE=STANDARD``)."""
+_COMPACT = (",", ":")
 _PLSQL_START = re.compile(
     r"(CREATE\s+(OR\s+REPLACE\s+)?(TRIGGER|PROCEDURE|FUNCTION|PACKAGE|TYPE)|BEGIN|DECLARE)\b",
     re.IGNORECASE,
@@ -111,18 +113,25 @@ def translate_error(exc: Exception) -> GraphMemError:
 
 
 def id_lists(ids: Sequence[str]) -> Iterator[str]:
-    """JSON arrays of ``ids`` (ASCII-escaped), each below ``ID_LIST_BYTES``."""
+    """Compact JSON arrays of ``ids``, each at most ``ID_LIST_BYTES`` bytes.
+
+    The text is ASCII (``json.dumps`` escapes the rest), so characters are bytes:
+    ``[`` and ``]`` plus each item and one comma between items.
+
+    >>> list(id_lists(["a", "b"]))
+    ['["a","b"]']
+    """
     chunk: list[str] = []
-    size = 2
+    size = 1  # the brackets, less the comma the first item does not need
     for item in ids:
         width = len(json.dumps(item)) + 1
         if chunk and size + width > ID_LIST_BYTES:
-            yield json.dumps(chunk)
-            chunk, size = [], 2
+            yield json.dumps(chunk, separators=_COMPACT)
+            chunk, size = [], 1
         chunk.append(item)
         size += width
     if chunk:
-        yield json.dumps(chunk)
+        yield json.dumps(chunk, separators=_COMPACT)
 
 
 def vector_bind(values: npt.NDArray[np.float32]) -> array.array[float]:
@@ -188,8 +197,26 @@ class OracleSession:
 
     def _configure(self, conn: Any) -> None:
         """Run ``sql/oracle/session.sql`` (binary string order, see there)."""
-        for sql in split_script(load_script("oracle", "session", self._prefix)):
-            self.execute_on(conn, sql, None)
+        self._run_script_on(conn, "session")
+
+    def _run_script_on(self, conn: Any, name: str) -> None:
+        """Run a script statement by statement; a statement that warns stops it.
+
+        python-oracledb does not raise for a PL/SQL unit created with compilation
+        errors (ORA-24344): it sets ``cursor.warning`` (DPY-7000 in thin mode) and
+        the unit is left INVALID, so a trigger would fail every later write with
+        ORA-04098. Any warning is therefore a :class:`SchemaError` here.
+        """
+        for sql in split_script(load_script("oracle", name, self._prefix)):
+            warning = getattr(self.execute_on(conn, sql, None), "warning", None)
+            if warning is not None:
+                head = sql.splitlines()[0].strip()
+                message = getattr(warning, "message", None) or str(warning)
+                raise SchemaError(
+                    f"{name}.sql stopped: Oracle reported a warning for `{head}`: {message}. "
+                    "A unit created with compilation errors is INVALID; see USER_ERRORS "
+                    "(SHOW ERRORS in SQL*Plus)"
+                )
 
     def close(self) -> None:
         """Close a connection opened from a DSN; pools and given connections stay open."""
@@ -227,6 +254,10 @@ class OracleSession:
             return
         with self._lease() as conn:
             self._local.conn = conn
+            # The work tables lose their rows at each commit (install.sql), so no
+            # statement may commit on its own: autocommit is off until the end.
+            autocommit = bool(conn.autocommit)
+            conn.autocommit = False
             try:
                 yield
                 conn.commit()
@@ -240,6 +271,8 @@ class OracleSession:
                 raise
             finally:
                 self._local.conn = None
+                with suppress(self.db.Error):
+                    conn.autocommit = autocommit
 
     def current(self) -> Any:
         """The connection of this thread's transaction."""
@@ -280,8 +313,10 @@ class OracleSession:
             raise translate_error(exc) from exc
 
     def run_script(self, name: str) -> None:
-        """Run ``install`` or ``uninstall`` statement by statement (DDL commits itself)."""
+        """Run ``install`` or ``uninstall`` statement by statement (DDL commits itself).
+
+        Raises:
+            SchemaError: a statement left a warning, such as a compilation error.
+        """
         with self.transaction():
-            conn = self.current()
-            for sql in split_script(load_script("oracle", name, self._prefix)):
-                self.execute_on(conn, sql, None)
+            self._run_script_on(self.current(), name)

@@ -8,7 +8,8 @@
 -- X_ instead (graphmem.sqlfiles substitutes the validated identifier). Every
 -- statement is idempotent (IF NOT EXISTS, CREATE OR REPLACE, MERGE), so the
 -- script can be re-run. Needs CREATE TABLE, CREATE TRIGGER and CREATE PROPERTY
--- GRAPH (all in DB_DEVELOPER_ROLE) and a quota on the default tablespace.
+-- GRAPH and a quota on the default tablespace (whether DB_DEVELOPER_ROLE holds all
+-- three is unverified: see docs/dba.md).
 --
 -- Type choices (the same behaviour as sql/sqlite/install.sql):
 -- * Times are fixed-format UTC text 'YYYY-MM-DDTHH:MM:SS.ffffff+00:00'
@@ -118,10 +119,13 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_TARGET_WALK_IX
     ON GRAPHMEM_LINK (target_id, created_at, relation_id, source_id);
 
 -- Work tables of one read (SQLite keeps them in its per-connection temp schema,
--- sql/sqlite/session.sql). Rows are private to the session; the store deletes
--- them at the start of each read (reset-traversal-*, reset-filter). A session
--- that has used them keeps them bound until it ends, so DROP (uninstall.sql)
--- fails with ORA-14452 while other graphmem sessions are connected.
+-- sql/sqlite/session.sql). Rows are private to the session and live until the
+-- end of the transaction (ON COMMIT DELETE ROWS): graphmem fills and reads them
+-- inside one transaction, with autocommit off (reset-traversal-*, reset-filter
+-- start each read), so nothing needs to outlive it. For transaction-specific
+-- temporary tables, Oracle's ORA-14452 action asks only that the transactions
+-- using them end, not that sessions disconnect, so DROP (uninstall.sql) is not
+-- blocked by an idle pool (https://docs.oracle.com/en/error-help/db/oci-14452).
 CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_REACHED (
     root_id         VARCHAR2(128 CHAR) NOT NULL,
     node_id         VARCHAR2(128 CHAR) NOT NULL,
@@ -130,7 +134,7 @@ CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_REACHED (
     relation_id     VARCHAR2(128 CHAR),
     link_created_at VARCHAR2(32),
     CONSTRAINT GRAPHMEM_REACHED_PK PRIMARY KEY (root_id, node_id)
-) ON COMMIT PRESERVE ROWS;
+) ON COMMIT DELETE ROWS;
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_REACHED_DEPTH_IX ON GRAPHMEM_REACHED (depth, root_id);
 
@@ -138,13 +142,13 @@ CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_ROOTS (
     root_id VARCHAR2(128 CHAR) NOT NULL,
     open    NUMBER(1) NOT NULL,
     CONSTRAINT GRAPHMEM_ROOTS_PK PRIMARY KEY (root_id)
-) ON COMMIT PRESERVE ROWS;
+) ON COMMIT DELETE ROWS;
 
 CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_FILTER (
     meta_key   VARCHAR2(512 CHAR) NOT NULL,
     meta_value VARCHAR2(512 CHAR) NOT NULL,
     CONSTRAINT GRAPHMEM_FILTER_PK PRIMARY KEY (meta_key)
-) ON COMMIT PRESERVE ROWS;
+) ON COMMIT DELETE ROWS;
 
 -- Validity and orientation for every statement on GRAPHMEM_LINK.
 -- AFTER EACH ROW only copies :NEW/:OLD values into PL/SQL collections; it never
@@ -153,6 +157,10 @@ CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_FILTER (
 -- AFTER STATEMENT then (1) rejects a link whose type is already stored in the
 -- reverse orientation (ORA-20002) and (2) recomputes the status of the collected
 -- targets only, through GRAPHMEM_LINK_TARGET_IX: cost independent of store size.
+-- Every variable is declared in the trigger's declaration section, where Oracle's
+-- grammar puts them (COMPOUND TRIGGER [declare_section] timing_point_section...,
+-- https://docs.oracle.com/cd/E96517_01/lnpls/img_text/compound_trigger_block.html);
+-- a timing point section is `<timing point> IS BEGIN ... END <timing point>;`.
 --
 -- Memory deletes: deleting a memory cascades into its links, which fires this
 -- trigger while GRAPHMEM_MEMORY itself is being changed by the DELETE. Current
@@ -173,24 +181,27 @@ COMPOUND TRIGGER
         target_id     VARCHAR2(512),
         relation_type VARCHAR2(512));
     TYPE link_keys IS TABLE OF link_key INDEX BY PLS_INTEGER;
-    targets id_set;
-    written link_keys;
+    targets  id_set;
+    written  link_keys;
+    new_key  link_key;
+    k        VARCHAR2(512);
+    n        PLS_INTEGER;
+    v_status VARCHAR2(8);
     mutating EXCEPTION;
     PRAGMA EXCEPTION_INIT(mutating, -4091);
     constraining EXCEPTION;
     PRAGMA EXCEPTION_INIT(constraining, -4094);
     --
     AFTER EACH ROW IS
-        w link_key;
     BEGIN
         IF INSERTING OR UPDATING THEN
             IF :NEW.relation_type IN ('supersedes', 'refines', 'duplicates') THEN
                 targets(:NEW.target_id) := TRUE;
             END IF;
-            w.source_id := :NEW.source_id;
-            w.target_id := :NEW.target_id;
-            w.relation_type := :NEW.relation_type;
-            written(written.COUNT + 1) := w;
+            new_key.source_id := :NEW.source_id;
+            new_key.target_id := :NEW.target_id;
+            new_key.relation_type := :NEW.relation_type;
+            written(written.COUNT + 1) := new_key;
         END IF;
         IF DELETING OR UPDATING THEN
             IF :OLD.relation_type IN ('supersedes', 'refines', 'duplicates') THEN
@@ -200,9 +211,6 @@ COMPOUND TRIGGER
     END AFTER EACH ROW;
     --
     AFTER STATEMENT IS
-        k        VARCHAR2(512);
-        n        PLS_INTEGER;
-        v_status VARCHAR2(8);
     BEGIN
         FOR i IN 1 .. written.COUNT LOOP
             SELECT COUNT(*) INTO n
@@ -243,6 +251,8 @@ FOR INSERT OR UPDATE OF status ON GRAPHMEM_MEMORY
 COMPOUND TRIGGER
     TYPE id_set IS TABLE OF BOOLEAN INDEX BY VARCHAR2(512);
     changed id_set;
+    k       VARCHAR2(512);
+    n       PLS_INTEGER;
     --
     AFTER EACH ROW IS
     BEGIN
@@ -250,8 +260,6 @@ COMPOUND TRIGGER
     END AFTER EACH ROW;
     --
     AFTER STATEMENT IS
-        k VARCHAR2(512);
-        n PLS_INTEGER;
     BEGIN
         k := changed.FIRST;
         WHILE k IS NOT NULL LOOP

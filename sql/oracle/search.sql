@@ -61,9 +61,20 @@ WHEN MATCHED THEN UPDATE SET t.meta_value = s.meta_value
 WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.meta_key, s.meta_value);
 
 -- name: count-schema-tables
--- How many of the store's tables exist: the 4 tables and the 3 work tables
--- (the store requires all 7).
-SELECT COUNT(*) FROM user_tables
-WHERE table_name IN ('GRAPHMEM_META', 'GRAPHMEM_MEMORY', 'GRAPHMEM_MEMORY_META',
-                     'GRAPHMEM_LINK', 'GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS',
-                     'GRAPHMEM_FILTER');
+-- How complete the store's schema is, in one row: the tables found (the 4 tables
+-- and the 3 work tables: all 7 needed), the triggers found VALID (both needed: a
+-- trigger created with compilation errors is INVALID and every write on its
+-- table then fails with ORA-04098), and the property graphs found (1 needed).
+-- USER_ views: the store lives in the schema of the connected user.
+SELECT
+    (SELECT COUNT(*) FROM user_tables
+     WHERE table_name IN ('GRAPHMEM_META', 'GRAPHMEM_MEMORY', 'GRAPHMEM_MEMORY_META',
+                          'GRAPHMEM_LINK', 'GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS',
+                          'GRAPHMEM_FILTER')) AS tables_found,
+    (SELECT COUNT(*) FROM user_objects
+     WHERE object_type = 'TRIGGER' AND status = 'VALID'
+       AND object_name IN ('GRAPHMEM_LINK_VALIDITY', 'GRAPHMEM_MEMORY_STATUS'))
+        AS valid_triggers,
+    (SELECT COUNT(*) FROM user_property_graphs
+     WHERE graph_name = 'GRAPHMEM_GRAPH') AS graphs_found
+FROM dual;

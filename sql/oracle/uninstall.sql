@@ -6,8 +6,8 @@
 -- GRAPHMEM_; graphmem substitutes the validated memory_store_id prefix.
 -- The graph goes first (it depends on the tables), then the tables; dropping a
 -- table drops its indexes and triggers. The work tables are global temporary
--- tables: this session releases them by truncating, and their DROP fails with
--- ORA-14452 while another session that used them is still connected.
+-- tables whose rows live for one transaction: their DROP fails with ORA-14452
+-- only while another session's transaction is using them.
 
 DROP PROPERTY GRAPH IF EXISTS graphmem_graph;
 
@@ -19,8 +19,9 @@ DROP TABLE IF EXISTS GRAPHMEM_MEMORY PURGE;
 
 DROP TABLE IF EXISTS GRAPHMEM_META PURGE;
 
--- TRUNCATE unbinds this session from a temporary table; only the tables that
--- exist are truncated, so the script stays idempotent.
+-- TRUNCATE unbinds this session from a temporary table (needed for work tables
+-- that an earlier install created with ON COMMIT PRESERVE ROWS); only the tables
+-- that exist are truncated, so the script stays idempotent.
 BEGIN
     FOR t IN (SELECT table_name FROM user_tables
               WHERE table_name IN ('GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS', 'GRAPHMEM_FILTER')

@@ -42,6 +42,7 @@ PGQ = load_statements("pgq")
 SHARED = set(PGQ)  # expand-level, create-property-graph: one text for both dialects
 T0 = "2026-01-01T00:00:00.000000+00:00"
 LINK_ROW = ("r1", "m1", "memory", "m2", "memory", "supersedes", "is_superseded_by", None, "{}", T0)
+TRIGGERS = 2  # GRAPHMEM_LINK_VALIDITY and GRAPHMEM_MEMORY_STATUS, both VALID
 MEMORY_ROW = ("m2", "memory", "text", "invalid", None, None, None, '{"a": 1}', None, T0, None)
 
 
@@ -172,7 +173,6 @@ def _error(code: int) -> FakeError:
 
 def _rows(name: str) -> list[tuple[Any, ...]]:
     rows: dict[str, list[tuple[Any, ...]]] = {
-        "count-schema-tables": [(SCHEMA_TABLES,)],
         "get-memories": [MEMORY_ROW],
         "get-record-types": [("m2", "memory")],
         "get-lifecycle-links-to": [LINK_ROW],
@@ -196,6 +196,7 @@ class FakeCursor:
         self.rowcount = 0
         self.arraysize = 100
         self.outputtypehandler: Any = None
+        self.warning: Any = None
         self._rows: list[tuple[Any, ...]] = []
 
     def _statement(self, sql: str) -> Statement:
@@ -210,7 +211,10 @@ class FakeCursor:
         if binds is None:
             assert sql in self.conn.scripts, f"not a script statement:\n{sql}"
             self.conn.sent.append(("<script>", sql))
+            self.conn.script_ran(sql)
+            self.warning = self.conn.warning_for(sql)
             return
+        self.conn.autocommit_seen.append(self.conn.autocommit)
         stmt = self._statement(sql)
         assert set(binds) == stmt.binds, (stmt.name, sorted(binds), sorted(stmt.binds))
         self.conn.sent.append((stmt.name, binds))
@@ -219,12 +223,13 @@ class FakeCursor:
         self._rows = _rows(stmt.name)
         self.rowcount = 1
         if stmt.name == "count-schema-tables":
-            self._rows = [(self.conn.tables,)]
+            self._rows = [(self.conn.tables, self.conn.valid_triggers, self.conn.graphs)]
 
     def executemany(self, sql: str, rows: list[dict[str, Any]]) -> None:
         stmt = self._statement(sql)
         for binds in rows:
             assert set(binds) == stmt.binds, stmt.name
+        self.conn.autocommit_seen.append(self.conn.autocommit)
         self.conn.sent.append((stmt.name, rows))
         if stmt.name in self.conn.fail:
             raise self.conn.fail[stmt.name]
@@ -245,11 +250,29 @@ class FakeConnection:
     def __init__(self, **kwargs: Any) -> None:
         self.sent: list[tuple[str, Any]] = []
         self.fail: dict[str, Exception] = {}
-        self.tables = SCHEMA_TABLES
+        # What count-schema-tables finds; install.sql completes it unless `repairs` is off.
+        self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
+        self.repairs = True
+        self.warn_on: str | None = None  # script statements holding this text warn
+        self.autocommit = False
+        self.autocommit_seen: list[bool] = []
         self.lowered: str | None = None
         self.commits = self.rollbacks = 0
         self.closed = False
         self.scripts = {s for n in ("install", "uninstall", "session") for s in _script(n)}
+        self.install = set(_script("install"))
+
+    def script_ran(self, sql: str) -> None:
+        if sql in self.install and self.repairs:
+            self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
+
+    def warning_for(self, sql: str) -> Any:
+        """What python-oracledb thin mode reports for a unit created with compile errors."""
+        if self.warn_on is None or self.warn_on not in sql:
+            return None
+        return SimpleNamespace(
+            full_code="DPY-7000", message="DPY-7000: creation succeeded with compilation errors"
+        )
 
     def cursor(self) -> FakeCursor:
         return FakeCursor(self)
@@ -286,9 +309,9 @@ class FakeConnectParams:
         return user, password, connect_string
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    module = SimpleNamespace(
+def fake_module() -> SimpleNamespace:
+    """A stand-in for the python-oracledb module."""
+    return SimpleNamespace(
         Error=FakeError,
         Connection=FakeConnection,
         ConnectionPool=FakePool,
@@ -297,6 +320,11 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
         DB_TYPE_LONG=object(),
         connect=lambda **kwargs: FakeConnection(**kwargs),
     )
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    module = fake_module()
     monkeypatch.setattr(oracle_session, "import_oracledb", lambda: module)
     return module
 
