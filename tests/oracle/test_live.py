@@ -7,9 +7,11 @@ Every store gets a unique ``memory_store_id`` and is uninstalled after its test.
 
 from __future__ import annotations
 
+import itertools
 import os
+import string
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -22,11 +24,14 @@ if not DSN:
         allow_module_level=True,
     )
 
-pytest.importorskip("oracledb", reason="python-oracledb is not installed")
+oracledb = pytest.importorskip("oracledb", reason="python-oracledb is not installed")
 conformance = pytest.importorskip("graphmem.testing.conformance")
 machine = pytest.importorskip("graphmem.testing.machine")
 
 from graphmem import GraphMemory  # noqa: E402
+from graphmem.core.validation import SearchFilters  # noqa: E402
+from graphmem.errors import SchemaError  # noqa: E402
+from graphmem.models import SchemaPolicy  # noqa: E402
 from graphmem.stores.oracle import OracleStore  # noqa: E402
 
 
@@ -70,3 +75,119 @@ class OracleMachine(machine.GraphMemoryMachine):
 
 
 TestOracleMachine = OracleMachine.TestCase
+
+
+# -- the store's own checks, against the server --------------------------------------------
+
+
+def _credentials() -> tuple[str, str, str]:
+    user, password, dsn = oracledb.ConnectParams().parse_dsn_with_credentials(DSN)
+    return user, password, dsn
+
+
+def _execute_ddl(sql: str) -> Any:
+    """Run one DDL statement on a fresh connection; returns the cursor's warning."""
+    user, password, dsn = _credentials()
+    with oracledb.connect(user=user, password=password, dsn=dsn) as conn:
+        cursor = conn.cursor()
+        cursor.execute(sql)
+        return cursor.warning
+
+
+@pytest.fixture
+def store_id() -> Iterator[str]:
+    """A fresh store id; whatever the test installed under it is dropped afterwards."""
+    store_id = _store_id()
+    yield store_id
+    _uninstall(store_id)
+
+
+def test_live_compile_error_is_a_cursor_warning() -> None:
+    """The driver behaviour the install check relies on: no exception, a warning."""
+    table = _store_id()
+    _execute_ddl(f"CREATE TABLE {table} (x NUMBER)")
+    try:
+        warning = _execute_ddl(
+            f"CREATE OR REPLACE TRIGGER {table}_t BEFORE INSERT ON {table} "
+            "BEGIN graphmem_no_such_procedure; END;"
+        )
+        assert warning is not None
+        assert warning.full_code in {"DPY-7000", "ORA-24344"}
+    finally:
+        _execute_ddl(f"DROP TABLE {table} PURGE")
+
+
+def test_live_open_reports_and_repairs_an_invalid_trigger(store_id: str) -> None:
+    OracleStore(DSN, store_id).close()
+    warning = _execute_ddl(
+        f"CREATE OR REPLACE TRIGGER {store_id}_memory_status BEFORE INSERT ON "
+        f"{store_id}_memory BEGIN graphmem_no_such_procedure; END;"
+    )
+    assert warning is not None
+    with pytest.raises(SchemaError, match="1 of 2 valid triggers"):
+        OracleStore(DSN, store_id, SchemaPolicy.REQUIRE_EXISTING)
+    OracleStore(DSN, store_id).close()  # install.sql recreates the trigger
+    OracleStore(DSN, store_id, SchemaPolicy.REQUIRE_EXISTING).close()
+
+
+def test_live_open_reports_and_repairs_a_missing_graph(store_id: str) -> None:
+    OracleStore(DSN, store_id).close()
+    _execute_ddl(f"DROP PROPERTY GRAPH {store_id}_graph")
+    with pytest.raises(SchemaError, match="0 of 1 property graph"):
+        OracleStore(DSN, store_id, SchemaPolicy.REQUIRE_EXISTING)
+    OracleStore(DSN, store_id).close()
+    OracleStore(DSN, store_id, SchemaPolicy.REQUIRE_EXISTING).close()
+
+
+def test_live_uninstall_while_a_pool_is_open(store_id: str) -> None:
+    """The work tables are transaction-scoped: an idle pool does not block their DROP."""
+    user, password, dsn = _credentials()
+    pool = oracledb.create_pool(user=user, password=password, dsn=dsn, min=1, max=2)
+    try:
+        memory = GraphMemory(pool, memory_store_id=store_id)
+        first = memory.add_memory("alpha notes", user_id="u", metadata={"k": "v"})
+        second = memory.add_memory("beta notes", user_id="u", metadata={"k": "v"})
+        memory.link_records(first, "memory", second, "memory", "supports")
+        assert memory.search("alpha", user_id="u", metadata_filter={"k": "v"}, num_hops=2)
+        _uninstall(store_id)  # from another session, the pool still open
+    finally:
+        pool.close(force=True)
+
+
+def _short_ids(width: int, count: int) -> list[str]:
+    alphabet = string.ascii_letters + string.digits
+    every = ["".join(chars) for chars in itertools.product(alphabet, repeat=width)]
+    return list(itertools.islice(itertools.cycle(every), count))
+
+
+@pytest.mark.parametrize("width", [1, 2])
+def test_live_id_lists_of_short_ids_are_accepted(store_id: str, width: int) -> None:
+    memory = GraphMemory(DSN, memory_store_id=store_id)
+    try:
+        memory.add_memory("one", memory_id="A")
+        memory.add_memory("two", memory_id="Ab")
+        found = memory._store.get_memories(_short_ids(width, 5000))
+        assert set(found) == ({"A"} if width == 1 else {"Ab"})
+    finally:
+        memory.close()
+
+
+def test_live_native_and_lowered_traversal_agree(store_id: str) -> None:
+    memory = GraphMemory(DSN, memory_store_id=store_id)
+    try:
+        ids = [memory.add_memory(f"note {i}", memory_id=f"n{i}", user_id="u") for i in range(8)]
+        for source, target in [(0, 1), (1, 2), (2, 3), (0, 4), (4, 3), (3, 5), (5, 6), (2, 7)]:
+            memory.link_records(ids[source], "memory", ids[target], "memory", "supports")
+    finally:
+        memory.close()
+    for cap in (None, 3):
+        rows = {}
+        for native in (True, False):
+            store = OracleStore(DSN, store_id, use_native_pgq=native)
+            try:
+                nodes = store.linked_context(ids[:2], SearchFilters(user_id="u"), 4, cap)
+                rows[native] = [(n.root_id, n.entry) for n in nodes]
+            finally:
+                store.close()
+        assert rows[True], "the traversal reached nothing"
+        assert rows[True] == rows[False], cap
