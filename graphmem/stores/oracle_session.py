@@ -208,7 +208,7 @@ class OracleSession:
         ORA-04098. Any warning is therefore a :class:`SchemaError` here.
         """
         for sql in split_script(load_script("oracle", name, self._prefix)):
-            warning = getattr(self.execute_on(conn, sql, None), "warning", None)
+            warning = self.execute_on(conn, sql, None).warning
             if warning is not None:
                 head = sql.splitlines()[0].strip()
                 message = getattr(warning, "message", None) or str(warning)
