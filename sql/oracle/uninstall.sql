@@ -6,8 +6,8 @@
 -- GRAPHMEM_; graphmem substitutes the validated memory_store_id prefix.
 -- The graph goes first (it depends on the tables), then the tables; dropping a
 -- table drops its indexes and triggers. The work tables are global temporary
--- tables whose rows live for one transaction: their DROP fails with ORA-14452
--- only while another session's transaction is using them.
+-- tables whose rows live for one transaction: per the ORA-14452 action text,
+-- their DROP fails only while another session's transaction is using them.
 
 DROP PROPERTY GRAPH IF EXISTS graphmem_graph;
 
