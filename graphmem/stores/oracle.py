@@ -78,7 +78,6 @@ class OracleStore(SqlStore):
         self._pgq = load_statements("pgq", prefix)
         self._prefix = prefix
         self._use_native_pgq = use_native_pgq
-        self._dim: int | None = None
         self._session = OracleSession(connection, prefix)
         try:
             self._setup(schema_policy)
@@ -99,9 +98,6 @@ class OracleStore(SqlStore):
                     "sql/oracle/install.sql or use SchemaPolicy.CREATE_IF_NECESSARY"
                 )
             self._session.run_script("install")
-        with self.transaction(write=False):
-            row = self._run("get-meta", meta_key="embedding_dim").fetchone()
-        self._dim = None if row is None else int(row[0])
 
     def uninstall(self) -> None:
         """Drop the graph and every table of this store (``uninstall.sql``), data included.

@@ -322,6 +322,7 @@ def _link() -> NewLink:
 def _exercise(store: OracleStore) -> None:
     """Call every store method once."""
     filters = SearchFilters(user_id="u", metadata_filter={"k": "v"})
+    store.use_embedder("e", 2)
     store.insert_memory(_memory("m1"))
     store.get_memories(["m1", "m2"])
     assert store.get_record_types(["m2"]) == {"m2": "memory"}
