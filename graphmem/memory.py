@@ -189,7 +189,8 @@ class GraphMemory(LinkOperations, MemoryWrites):
             thread_id: only this thread's.
             record_types: only these types.
             metadata_filter: ``{key: value}`` pairs the metadata must hold.
-            include_invalid_results: also list invalid (historical) memories.
+            include_invalid_results: also list invalid (historical) memories
+                (``True`` or ``False``).
             limit: at most this many (>= 1).
         """
         self._check_open()
@@ -295,7 +296,7 @@ class GraphMemory(LinkOperations, MemoryWrites):
             max_linked_results: linked memories kept per direct result across all
                 hops (>= 0; 0 turns linked context off; None keeps all).
             include_invalid_results: also return invalid memories as direct results
-                (linked context may hold invalid history regardless).
+                (``True`` or ``False``; linked context may hold invalid history regardless).
 
         Returns:
             Direct results by cosine distance (ties by id), each with its tree.
