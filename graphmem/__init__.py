@@ -8,6 +8,7 @@ shortest-path tree rendered as prompt text.
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import (
     BackendError,
+    ClosedError,
     ConflictError,
     GraphMemError,
     InvalidArgumentError,
@@ -25,6 +26,7 @@ from graphmem.models import (
 
 __all__ = [
     "BackendError",
+    "ClosedError",
     "ConflictError",
     "Embedder",
     "GraphMemError",

@@ -5,6 +5,14 @@ graphmem needs text embeddings for vector search. Any object with an
 client, a local model). The default, :class:`HashingEmbedder`, needs no model
 download: it hashes words and character n-grams into a fixed number of signed
 buckets and L2-normalises the result, so texts sharing words land close together.
+
+What ``embed`` returns is checked before anything is written: exactly one finite
+vector per text, all of one dimension (a numpy array or a list of lists),
+otherwise :class:`graphmem.InvalidArgumentError` naming the embedder. A store
+records the identity of the embedder that wrote its first vector, its *name* and
+its dimension, and refuses any other with :class:`graphmem.SchemaError`. The
+name is the embedder's ``name`` attribute when it is a non-empty string, else its
+``model`` attribute, else its class's qualified name (``type(e).__qualname__``).
 """
 
 from __future__ import annotations
@@ -24,7 +32,11 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into vectors of one fixed dimension."""
+    """Turns texts into vectors of one fixed dimension.
+
+    Optionally, a ``name`` (or ``model``) string attribute names the embedder for
+    the store's record (see the module doc); without one, the class name is used.
+    """
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts``; returns a float32 array of shape ``[len(texts), d]``."""
@@ -50,6 +62,16 @@ class HashingEmbedder:
             raise ValueError("dim must be at least 8")
         self.dim = dim
         self.ngram_weight = ngram_weight
+
+    @property
+    def name(self) -> str:
+        """The identity a store records (with the dimension): includes ``ngram_weight``,
+        which changes every vector.
+
+        >>> HashingEmbedder().name
+        'HashingEmbedder(ngram_weight=0.35)'
+        """
+        return f"HashingEmbedder(ngram_weight={self.ngram_weight:g})"
 
     def _features(self, text: str) -> list[tuple[str, float]]:
         feats: list[tuple[str, float]] = []

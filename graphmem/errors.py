@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "BackendError",
+    "ClosedError",
     "ConflictError",
     "GraphMemError",
     "InvalidArgumentError",
@@ -27,11 +28,14 @@ class InvalidArgumentError(GraphMemError, ValueError):
 
     Attributes:
         argument: the name of the offending argument.
+        detail: the message without the argument's name (to re-raise it under
+            another name, such as ``memories[3].memory_type``).
     """
 
     def __init__(self, argument: str, message: str) -> None:
         super().__init__(f"{argument}: {message}")
         self.argument = argument
+        self.detail = message
 
 
 class NotFoundError(GraphMemError, LookupError):
@@ -40,6 +44,10 @@ class NotFoundError(GraphMemError, LookupError):
 
 class ConflictError(GraphMemError):
     """The call would create a duplicate: an existing id, or an existing link."""
+
+
+class ClosedError(GraphMemError):
+    """The :class:`graphmem.GraphMemory` handle was closed; open a new one."""
 
 
 class SchemaError(GraphMemError):

@@ -8,83 +8,21 @@ on the link table) in the same transaction.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.core.relations import MEMORY_TYPES, resolve_opposite
-from graphmem.core.validation import (
-    check_id,
-    check_metadata,
-    check_optional_id,
-    check_timestamp,
-)
+from graphmem.core.relations import batch_conflict, resolve_opposite
+from graphmem.core.validation import check_id, check_metadata, check_optional_id, check_timestamp
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
+from graphmem.link_writes import LinkWrites, check_endpoint_type
 from graphmem.models import RecordRelation
-from graphmem.stores.base import NewLink, Store
 
 __all__ = ["LinkOperations"]
 
-_LINK_KEYS = frozenset(
-    {
-        "source_record_id",
-        "source_record_type",
-        "target_record_id",
-        "target_record_type",
-        "relation_type",
-        "opposite_relation_type",
-        "relation_id",
-        "timestamp",
-        "metadata",
-    }
-)
-_LOOKUP_BATCH = 5000
 
-
-def _check_endpoint_type(argument: str, value: object) -> str:
-    if value not in MEMORY_TYPES:
-        raise InvalidArgumentError(
-            argument,
-            f"only memory-like records can be linked ({', '.join(MEMORY_TYPES)}); got {value!r}",
-        )
-    assert isinstance(value, str)
-    return value
-
-
-class LinkOperations:
-    """Mixed into :class:`graphmem.GraphMemory`; needs ``_store`` and ``_clock``."""
-
-    _store: Store
-    _clock: Callable[[], datetime]
-
-    def _check_endpoints(
-        self, source_id: str, source_type: str, target_id: str, target_type: str
-    ) -> None:
-        found = self._store.get_record_types([source_id, target_id])
-        for arg, record_id, record_type in (
-            ("source_record_id", source_id, source_type),
-            ("target_record_id", target_id, target_type),
-        ):
-            stored = found.get(record_id)
-            if stored is None:
-                raise NotFoundError(f"{arg}: no memory {record_id!r}")
-            if stored != record_type:
-                type_arg = arg.replace("_id", "_type")
-                raise InvalidArgumentError(
-                    type_arg, f"{record_id!r} is a {stored}, not a {record_type}"
-                )
-
-    def _check_no_conflict(
-        self, source_id: str, target_id: str, relation_type: str, exclude: str = ""
-    ) -> None:
-        existing = self._store.find_link_conflict(source_id, target_id, relation_type, exclude)
-        if existing is not None:
-            raise ConflictError(
-                f"relation_type: a {relation_type!r} link between {source_id!r} and "
-                f"{target_id!r} already exists ({existing!r}); a type is stored once, "
-                "in one orientation"
-            )
+class LinkOperations(LinkWrites):
+    """Mixed into :class:`graphmem.GraphMemory`: the link methods."""
 
     def link_records(
         self,
@@ -111,6 +49,7 @@ class LinkOperations:
             ConflictError: the relation id exists, the same link exists, or the
                 same type is stored in the reverse orientation.
         """
+        self._check_open()
         link, source_type, target_type = self._new_link(
             source_record_id,
             source_record_type,
@@ -130,39 +69,6 @@ class LinkOperations:
             self._store.insert_link(link)
         return link.relation_id
 
-    def _new_link(
-        self,
-        source_record_id: object,
-        source_record_type: object,
-        target_record_id: object,
-        target_record_type: object,
-        relation_type: object,
-        opposite_relation_type: object = None,
-        relation_id: object = None,
-        timestamp: object = None,
-        metadata: object = None,
-    ) -> tuple[NewLink, str, str]:
-        source_id = check_id("source_record_id", source_record_id)
-        source_type = _check_endpoint_type("source_record_type", source_record_type)
-        target_id = check_id("target_record_id", target_record_id)
-        target_type = _check_endpoint_type("target_record_type", target_record_type)
-        rtype, opposite = resolve_opposite(relation_type, opposite_relation_type)
-        if source_id == target_id:
-            raise InvalidArgumentError("target_record_id", "a record cannot be linked to itself")
-        link = NewLink(
-            relation_id=str(uuid.uuid4())
-            if relation_id is None
-            else check_id("relation_id", relation_id),
-            source_id=source_id,
-            target_id=target_id,
-            relation_type=rtype,
-            opposite_relation_type=opposite,
-            timestamp=check_timestamp("timestamp", timestamp),
-            metadata=check_metadata("metadata", metadata),
-            created_at=self._clock(),
-        )
-        return link, source_type, target_type
-
     def add_record_links(self, links: Iterable[Mapping[str, Any]]) -> list[str]:
         """Create many links in one transaction; returns their relation ids in order.
 
@@ -173,44 +79,32 @@ class LinkOperations:
         Raises:
             InvalidArgumentError: a bad item (the message names its index).
             NotFoundError: an endpoint does not exist.
-            ConflictError: a duplicate id or link, or a reversed lifecycle pair.
+            ConflictError: a duplicate id or link, or a type stored in both orientations
+                (within the batch or with a stored link).
         """
-        if isinstance(links, (str, bytes, Mapping)) or not isinstance(links, Iterable):
-            raise InvalidArgumentError("links", "must be an iterable of mappings")
-        built: list[tuple[NewLink, str, str]] = []
-        for index, item in enumerate(links):
-            if not isinstance(item, Mapping):
-                raise InvalidArgumentError(f"links[{index}]", "must be a mapping")
-            unknown = set(item) - _LINK_KEYS
-            if unknown:
-                names = sorted(map(repr, unknown))
-                raise InvalidArgumentError(f"links[{index}]", f"unknown keys {', '.join(names)}")
-            try:
-                built.append(self._new_link(**item))
-            except (InvalidArgumentError, TypeError) as exc:
-                argument = getattr(exc, "argument", "")
-                raise InvalidArgumentError(f"links[{index}].{argument}", str(exc)) from exc
-        with self._store.transaction():
-            self._check_endpoint_batch(built)
-            self._store.insert_links([link for link, _, _ in built])
-        return [link.relation_id for link, _, _ in built]
-
-    def _check_endpoint_batch(self, built: list[tuple[NewLink, str, str]]) -> None:
-        ids = sorted({i for link, _, _ in built for i in (link.source_id, link.target_id)})
-        types: dict[str, str] = {}
-        for start in range(0, len(ids), _LOOKUP_BATCH):
-            types.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
-        for index, (link, source_type, target_type) in enumerate(built):
-            for end, rid, rtype in (
-                ("source", link.source_id, source_type),
-                ("target", link.target_id, target_type),
-            ):
-                if rid not in types:
-                    raise NotFoundError(f"links[{index}].{end}_record_id: no memory {rid!r}")
-                if types[rid] != rtype:
-                    raise InvalidArgumentError(
-                        f"links[{index}].{end}_record_type", f"{rid!r} is a {types[rid]}"
-                    )
+        self._check_open()
+        built = self._new_links(links)
+        new = [link for link, _, _ in built]
+        within = batch_conflict(
+            [(n.relation_id, n.source_id, n.target_id, n.relation_type) for n in new]
+        )
+        if within is not None:
+            raise ConflictError(within)
+        checked = False
+        try:
+            with self._store.transaction():
+                self._check_endpoint_batch(built)
+                self._check_new_relation_ids(new)
+                checked = True
+                self._store.insert_links(new)
+        except ConflictError as exc:
+            # Only a stored link with the same pair and type is left: find it (the
+            # failed batch is rolled back) to name the item instead of the constraint.
+            found = self._explain_conflict(new) if checked else None
+            if found is None:
+                raise
+            raise found from exc
+        return [link.relation_id for link in new]
 
     def _get_link(self, relation_id: str) -> RecordRelation:
         found = self._store.get_links([relation_id]).get(relation_id)
@@ -224,6 +118,7 @@ class LinkOperations:
         Raises:
             NotFoundError: no such link.
         """
+        self._check_open()
         return self._get_link(check_id("relation_id", relation_id))
 
     def update_record_link(
@@ -245,6 +140,7 @@ class LinkOperations:
             InvalidArgumentError: a bad argument.
             ConflictError: the new type would duplicate another link.
         """
+        self._check_open()
         check_id("relation_id", relation_id)
         new_time = check_timestamp("timestamp", timestamp)
         new_metadata = None if metadata is None else check_metadata("metadata", metadata)
@@ -252,7 +148,11 @@ class LinkOperations:
             current = self._get_link(relation_id)
             if relation_type is None:
                 rtype = current.relation_type
-                given = opposite_relation_type or current.opposite_relation_type
+                given = (
+                    current.opposite_relation_type
+                    if opposite_relation_type is None
+                    else opposite_relation_type
+                )
                 rtype, opposite = resolve_opposite(rtype, given)
             else:
                 rtype, opposite = resolve_opposite(relation_type, opposite_relation_type)
@@ -285,6 +185,7 @@ class LinkOperations:
             InvalidArgumentError: neither form given completely, or both given.
             NotFoundError: no such link.
         """
+        self._check_open()
         triple = (
             source_record_id,
             source_record_type,
@@ -335,8 +236,8 @@ class LinkOperations:
                 )
         source_id = check_id("source_record_id", source_record_id)
         target_id = check_id("target_record_id", target_record_id)
-        source_type = _check_endpoint_type("source_record_type", source_record_type)
-        target_type = _check_endpoint_type("target_record_type", target_record_type)
+        source_type = check_endpoint_type("source_record_type", source_record_type)
+        target_type = check_endpoint_type("target_record_type", target_record_type)
         rtype = check_optional_id("relation_type", relation_type)
         assert rtype is not None
         with self._store.transaction():
@@ -352,6 +253,7 @@ class LinkOperations:
         self, record_id: str | None = None, relation_type: str | None = None
     ) -> list[RecordRelation]:
         """Links touching ``record_id`` (either end) and of ``relation_type``; oldest first."""
+        self._check_open()
         rid = check_optional_id("record_id", record_id)
         rtype = check_optional_id("relation_type", relation_type)
         return self._store.list_links(rid, rtype)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from types import TracebackType
 from typing import Any
 
 from graphmem.core.assemble import assemble_results
 from graphmem.core.validation import (
     SearchFilters,
     check_content,
+    check_flag,
     check_hops,
     check_id,
     check_metadata,
@@ -19,42 +18,24 @@ from graphmem.core.validation import (
     check_non_negative,
     check_optional_id,
     check_positive,
-    check_record_type,
     check_record_types,
     check_text,
     check_timestamp,
-    check_ttl_days,
-    expiry,
     utc_now,
 )
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
+from graphmem.memory_writes import MemoryWrites
 from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
 from graphmem.stores import open_store
-from graphmem.stores.base import NewMemory
 
 __all__ = ["GraphMemory"]
 
-_MEMORY_KEYS = frozenset(
-    {
-        "content",
-        "memory_id",
-        "memory_type",
-        "user_id",
-        "agent_id",
-        "thread_id",
-        "metadata",
-        "timestamp",
-        "ttl_days",
-    }
-)
-_EMBED_BATCH = 1024
 
-
-class GraphMemory(LinkOperations):
+class GraphMemory(LinkOperations, MemoryWrites):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
@@ -62,11 +43,16 @@ class GraphMemory(LinkOperations):
             or, for Oracle AI Database, an ``oracledb.ConnectionPool``, an
             ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
         embedder: turns text into vectors; default :class:`HashingEmbedder` (offline).
+            The store records the name and dimension of the embedder that writes its
+            first vector and refuses any other (see :class:`Embedder`).
         memory_store_id: prefixes every table, so several stores share one database;
             ``^[A-Za-z][A-Za-z0-9_]{0,29}$``. An SQL identifier, so case-insensitive:
             ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
         clock: returns the current UTC time (tests pin it to check expiry).
+
+    A handle is a context manager; after :meth:`close` every method raises
+    :class:`ClosedError`.
 
     Raises:
         InvalidArgumentError: a bad ``memory_store_id`` or ``connection``.
@@ -98,32 +84,9 @@ class GraphMemory(LinkOperations):
         if embedder is not None and not isinstance(embedder, Embedder):
             raise InvalidArgumentError("embedder", "must have an embed(texts) method")
         self.memory_store_id = prefix
-        self.embedder: Embedder = embedder or HashingEmbedder()
+        self.embedder: Embedder = HashingEmbedder() if embedder is None else embedder
         self._clock = clock or utc_now
-        self._store = open_store(connection, prefix, schema_policy)
-
-    # lifecycle of the object --------------------------------------------------
-
-    def close(self) -> None:
-        """Close the store's connection."""
-        self._store.close()
-
-    def __enter__(self) -> GraphMemory:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def _embed_one(self, text: str) -> Any:
-        vectors = self.embedder.embed([text])
-        if len(vectors) != 1 or getattr(vectors[0], "ndim", 0) != 1:
-            raise InvalidArgumentError("embedder", "embed() must return one vector per text")
-        return vectors[0]
+        self._open = open_store(connection, prefix, schema_policy)
 
     # memories -------------------------------------------------------------------
 
@@ -155,12 +118,14 @@ class GraphMemory(LinkOperations):
                 memories out (get_memory still finds them by id).
 
         Raises:
-            InvalidArgumentError: a bad argument (named in the message).
+            InvalidArgumentError: a bad argument (named in the message), or an
+                embedder output that is not one finite vector.
             ConflictError: ``memory_id`` already exists.
+            SchemaError: the store holds vectors of another embedder.
         """
+        self._check_open()
         memory = self._new_memory(
             content,
-            self._embed_one(check_content(content)),
             memory_id=memory_id,
             memory_type=memory_type,
             user_id=user_id,
@@ -170,37 +135,8 @@ class GraphMemory(LinkOperations):
             timestamp=timestamp,
             ttl_days=ttl_days,
         )
-        self._store.insert_memory(memory)
+        self._insert([memory], self._embed([memory.content]), batch=False)
         return memory.record_id
-
-    def _new_memory(
-        self,
-        content: object,
-        embedding: Any,
-        *,
-        memory_id: object = None,
-        memory_type: object = "memory",
-        user_id: object = None,
-        agent_id: object = None,
-        thread_id: object = None,
-        metadata: object = None,
-        timestamp: object = None,
-        ttl_days: object = None,
-    ) -> NewMemory:
-        created_at = self._clock()
-        return NewMemory(
-            record_id=str(uuid.uuid4()) if memory_id is None else check_id("memory_id", memory_id),
-            record_type=check_record_type("memory_type", memory_type),
-            content=check_content(content),
-            user_id=check_optional_id("user_id", user_id),
-            agent_id=check_optional_id("agent_id", agent_id),
-            thread_id=check_optional_id("thread_id", thread_id),
-            metadata=check_metadata("metadata", metadata),
-            timestamp=check_timestamp("timestamp", timestamp),
-            created_at=created_at,
-            expires_at=expiry(created_at, check_ttl_days(ttl_days)),
-            embedding=embedding,
-        )
 
     def add_memories(self, memories: Iterable[Mapping[str, Any]]) -> list[str]:
         """Store many memories in one transaction; returns their ids in order.
@@ -210,31 +146,15 @@ class GraphMemory(LinkOperations):
         one duplicate id rejects the whole call.
 
         Raises:
-            InvalidArgumentError: a bad item (the message names its index).
+            InvalidArgumentError: a bad item (the message names its index), or an
+                embedder output that is not one finite vector per text.
             ConflictError: an id exists already or twice in the batch.
+            SchemaError: the store holds vectors of another embedder.
         """
-        if isinstance(memories, (str, bytes, Mapping)) or not isinstance(memories, Iterable):
-            raise InvalidArgumentError("memories", "must be an iterable of mappings")
-        items = [dict(item) if isinstance(item, Mapping) else item for item in memories]
-        for index, item in enumerate(items):
-            if not isinstance(item, dict) or "content" not in item:
-                raise InvalidArgumentError(f"memories[{index}]", "must be a mapping with content")
-            unknown = set(item) - _MEMORY_KEYS
-            if unknown:
-                names = sorted(map(repr, unknown))
-                raise InvalidArgumentError(f"memories[{index}]", f"unknown keys {', '.join(names)}")
-            check_content(item["content"])
-        vectors: list[Any] = []
-        for start in range(0, len(items), _EMBED_BATCH):
-            batch = [item["content"] for item in items[start : start + _EMBED_BATCH]]
-            vectors.extend(self.embedder.embed(batch))
-        new = []
-        for index, (item, vector) in enumerate(zip(items, vectors, strict=True)):
-            try:
-                new.append(self._new_memory(embedding=vector, **item))
-            except InvalidArgumentError as exc:
-                raise InvalidArgumentError(f"memories[{index}].{exc.argument}", str(exc)) from exc
-        self._store.insert_memories(new)
+        self._check_open()
+        new = self._new_memories(memories)
+        if new:
+            self._insert(new, self._embed([m.content for m in new]), batch=True)
         return [m.record_id for m in new]
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
@@ -243,6 +163,7 @@ class GraphMemory(LinkOperations):
         Raises:
             NotFoundError: no such memory.
         """
+        self._check_open()
         check_id("memory_id", memory_id)
         found = self._store.get_memories([memory_id]).get(memory_id)
         if found is None:
@@ -268,12 +189,15 @@ class GraphMemory(LinkOperations):
             thread_id: only this thread's.
             record_types: only these types.
             metadata_filter: ``{key: value}`` pairs the metadata must hold.
-            include_invalid_results: also list invalid (historical) memories.
+            include_invalid_results: also list invalid (historical) memories
+                (``True`` or ``False``).
             limit: at most this many (>= 1).
         """
+        self._check_open()
         filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
         limit = check_positive("limit", limit)
-        return self._store.list_memories(filters, bool(include_invalid_results), limit)
+        include_invalid = check_flag("include_invalid_results", include_invalid_results)
+        return self._store.list_memories(filters, include_invalid, limit)
 
     def update_memory(
         self,
@@ -289,13 +213,17 @@ class GraphMemory(LinkOperations):
 
         Raises:
             NotFoundError: no such memory.
+            SchemaError: new content and the store holds vectors of another embedder.
         """
+        self._check_open()
         check_id("memory_id", memory_id)
         new_content = None if content is None else check_content(content)
         new_metadata = None if metadata is None else check_metadata("metadata", metadata)
         new_time = check_timestamp("timestamp", timestamp)
-        embedding = None if new_content is None else self._embed_one(new_content)
+        embedding = None if new_content is None else self._embed([new_content])[0]
         with self._store.transaction():
+            if embedding is not None:
+                self._use_embedder(int(embedding.shape[0]))
             current = self.get_memory(memory_id)
             self._store.update_memory(
                 memory_id,
@@ -316,6 +244,7 @@ class GraphMemory(LinkOperations):
         Raises:
             NotFoundError: no such memory.
         """
+        self._check_open()
         check_id("memory_id", memory_id)
         if not self._store.delete_memory(memory_id):
             raise NotFoundError(f"memory_id: no memory {memory_id!r}")
@@ -367,11 +296,15 @@ class GraphMemory(LinkOperations):
             max_linked_results: linked memories kept per direct result across all
                 hops (>= 0; 0 turns linked context off; None keeps all).
             include_invalid_results: also return invalid memories as direct results
-                (linked context may hold invalid history regardless).
+                (``True`` or ``False``; linked context may hold invalid history regardless).
 
         Returns:
             Direct results by cosine distance (ties by id), each with its tree.
+
+        Raises:
+            SchemaError: the store holds vectors of another embedder.
         """
+        self._check_open()
         if not isinstance(query, str) or not query.strip():
             raise InvalidArgumentError("query", "must be a non-empty string")
         check_text("query", query)
@@ -383,15 +316,12 @@ class GraphMemory(LinkOperations):
             if max_linked_results is None
             else check_non_negative("max_linked_results", max_linked_results)
         )
-        include_invalid = bool(include_invalid_results)
-        vector = self._embed_one(query)
+        include_invalid = check_flag("include_invalid_results", include_invalid_results)
+        vector = self._embed([query])[0]
         with self._store.transaction(write=False):
+            self._check_embedder(int(vector.shape[0]))
             ids, matrix = self._store.search_candidates(filters, include_invalid)
-            if ids and matrix.shape[1] != vector.shape[0]:
-                raise InvalidArgumentError(
-                    "embedder",
-                    f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
-                )
+            self._check_matrix(matrix, int(vector.shape[0]))
             hits = top_k(ids, cosine_distances(matrix, vector), k)
             roots = [record_id for record_id, _ in hits]
             linked = list(self._store.linked_context(roots, filters, hops, cap))

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.errors import InvalidArgumentError
+
 __all__ = [
     "MemoryRecord",
     "RecordRelation",
@@ -142,8 +144,17 @@ class SearchResult(BaseModel):
                 ``include_invalid_results`` follows the search that produced this result.
 
         Returns:
-            The text of SPEC section 4, without a trailing newline.
+            The rendered text, without a trailing newline.
+
+        Raises:
+            InvalidArgumentError: ``config`` is not a SearchResultFormatConfig.
         """
         from graphmem.core.render import render_result
 
-        return render_result(self, config or SearchResultFormatConfig())
+        if config is None:
+            config = SearchResultFormatConfig()
+        elif not isinstance(config, SearchResultFormatConfig):
+            raise InvalidArgumentError(
+                "config", f"must be a SearchResultFormatConfig or None, not {type(config).__name__}"
+            )
+        return render_result(self, config)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
     "BUILTIN_OPPOSITES",
     "LIFECYCLE_TYPES",
     "MEMORY_TYPES",
+    "batch_conflict",
     "is_lifecycle",
     "resolve_opposite",
 ]
@@ -72,7 +75,9 @@ def resolve_opposite(
     rtype = _check_label("relation_type", relation_type)
     builtin = BUILTIN_OPPOSITES.get(rtype)
     if builtin is not None:
-        if opposite_relation_type is not None and opposite_relation_type != builtin:
+        if opposite_relation_type is not None and (
+            not isinstance(opposite_relation_type, str) or opposite_relation_type != builtin
+        ):
             raise InvalidArgumentError(
                 "opposite_relation_type",
                 f"the built-in type {rtype!r} has the fixed opposite {builtin!r}",
@@ -89,3 +94,33 @@ def resolve_opposite(
             "relation_type", f"built-in types are lower case: use {rtype.lower()!r}"
         )
     return rtype, _check_label("opposite_relation_type", opposite_relation_type)
+
+
+def batch_conflict(links: Sequence[tuple[str, str, str, str]]) -> str | None:
+    """Why a batch of new links conflicts within itself, or ``None``.
+
+    Each link is ``(relation_id, source_id, target_id, relation_type)``; the
+    message names the later item of the first conflicting pair as ``links[i]``.
+
+    >>> batch_conflict([("r1", "a", "b", "supports"), ("r2", "a", "c", "supports")]) is None
+    True
+    >>> batch_conflict([("r1", "a", "b", "supports"), ("r2", "b", "a", "supports")])
+    "links[1].relation_type: a 'supports' link between 'b' and 'a' already exists in links[0]; \
+a type is stored once, in one orientation"
+    """
+    ids: dict[str, int] = {}
+    pairs: dict[tuple[str, str, str], int] = {}
+    for index, (relation_id, source, target, rtype) in enumerate(links):
+        if relation_id in ids:
+            earlier = ids[relation_id]
+            return f"links[{index}].relation_id: {relation_id!r} already exists in links[{earlier}]"
+        ids[relation_id] = index
+        key = (min(source, target), max(source, target), rtype)
+        if key in pairs:
+            return (
+                f"links[{index}].relation_type: a {rtype!r} link between {source!r} and "
+                f"{target!r} already exists in links[{pairs[key]}]; a type is stored once, "
+                "in one orientation"
+            )
+        pairs[key] = index
+    return None

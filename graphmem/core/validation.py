@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import numpy as np
+
 from graphmem.core.metadata import filterable_entries
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.tree import MAX_HOPS
@@ -20,6 +22,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "SearchFilters",
     "check_content",
+    "check_flag",
     "check_hops",
     "check_id",
     "check_metadata",
@@ -113,12 +116,28 @@ def check_content(value: object) -> str:
 
 def check_record_type(argument: str, value: object) -> str:
     """One of the memory-like record types."""
-    if value not in MEMORY_TYPES:
+    if not isinstance(value, str) or value not in MEMORY_TYPES:
         raise InvalidArgumentError(
-            argument, f"must be one of {', '.join(MEMORY_TYPES)}; got {value!r}"
+            argument, f"must be one of {', '.join(MEMORY_TYPES)}; got {_short(value)}"
         )
-    assert isinstance(value, str)
-    return value
+    return str(value)
+
+
+def _short(value: object) -> str:
+    """``repr`` of a rejected value, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_flag(argument: str, value: object) -> bool:
+    """``True`` or ``False`` (a numpy bool too); anything else is an error, not a truth test.
+
+    >>> check_flag("include_invalid_results", False)
+    False
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidArgumentError(argument, f"must be True or False; got {_short(value)}")
 
 
 def check_record_types(value: object) -> tuple[str, ...] | None:
@@ -127,9 +146,13 @@ def check_record_types(value: object) -> tuple[str, ...] | None:
         return None
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, Iterable):
+    try:
+        items = list(value) if isinstance(value, Iterable) else None
+    except TypeError:  # an iterable that cannot iterate, such as a 0-d numpy array
+        items = None
+    if items is None:
         raise InvalidArgumentError("record_types", "must be a list of record types")
-    types = tuple(sorted({check_record_type("record_types", v) for v in value}))
+    types = tuple(sorted({check_record_type("record_types", v) for v in items}))
     if not types:
         raise InvalidArgumentError("record_types", "must not be empty (use None for all types)")
     return types

@@ -24,7 +24,26 @@ from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, parse_time
 from graphmem.models import MemoryRecord, RecordRelation
 
-__all__ = ["LinkedNode", "NewLink", "NewMemory", "Store", "memory_from_row", "relation_from_row"]
+__all__ = [
+    "CONFLICT_MESSAGE",
+    "LinkedNode",
+    "NewLink",
+    "NewMemory",
+    "Store",
+    "memory_from_row",
+    "relation_from_row",
+]
+
+CONFLICT_MESSAGE = (
+    "the change conflicts with what the store holds (an id or a link that already "
+    "exists); nothing was written"
+)
+"""The message of a ConflictError raised from a database constraint.
+
+:class:`graphmem.GraphMemory` checks ids and links before writing and names the
+item; this is what is left for a concurrent writer that slipped in between, and
+it never repeats the driver's text (the driver error stays as the ``__cause__``).
+"""
 
 
 @dataclass(frozen=True)
@@ -135,6 +154,20 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the connection (idempotent)."""
+
+    # the embedder
+    @abstractmethod
+    def stored_embedder(self) -> tuple[str | None, int | None]:
+        """The embedder name and dimension the store records (``None`` where unset)."""
+
+    @abstractmethod
+    def use_embedder(self, name: str, dim: int) -> None:
+        """Check, in the caller's write transaction, that the store may take vectors of
+        embedder ``name`` of ``dim`` dimensions; record both when it has none yet.
+
+        Raises:
+            SchemaError: the store records another embedder or dimension.
+        """
 
     # memories
     @abstractmethod

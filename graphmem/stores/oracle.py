@@ -89,7 +89,6 @@ class OracleStore(SqlStore):
         self._pgq = load_statements("pgq", prefix)
         self._prefix = prefix
         self._use_native_pgq = use_native_pgq
-        self._dim: int | None = None
         self._session = OracleSession(connection, prefix)
         try:
             self._setup(schema_policy)
@@ -117,9 +116,6 @@ class OracleStore(SqlStore):
                     f"install.sql ran but the store {self._prefix!r} is still incomplete "
                     f"({gaps}); check USER_OBJECTS and USER_ERRORS"
                 )
-        with self.transaction(write=False):
-            row = self._run("get-meta", meta_key="embedding_dim").fetchone()
-        self._dim = None if row is None else int(row[0])
 
     def _schema_gaps(self) -> str:
         """What ``count-schema-tables`` finds missing, e.g. ``1 of 2 valid triggers``."""

@@ -26,6 +26,7 @@ from graphmem.errors import (
     SchemaError,
 )
 from graphmem.sqlfiles import load_script
+from graphmem.stores.base import CONFLICT_MESSAGE
 
 __all__ = [
     "MIN_VERSION",
@@ -101,7 +102,7 @@ def translate_error(exc: Exception) -> GraphMemError:
     code = getattr(error, "code", 0)
     message = getattr(error, "message", None) or str(exc)
     if code in _CONFLICT:
-        return ConflictError(f"the change violates a store constraint: {message}")
+        return ConflictError(CONFLICT_MESSAGE)
     if code == _PARENT_MISSING:
         return NotFoundError(f"a linked memory does not exist: {message}")
     if code in _SCHEMA:

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.embedding import EMBEDDER_NAME_KEY, EMBEDDING_DIM_KEY, check_same_embedder
 from graphmem.core.metadata import filterable_entries
 from graphmem.core.validation import SearchFilters, format_time
-from graphmem.errors import InvalidArgumentError
+from graphmem.errors import SchemaError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory, Store, memory_from_row, relation_from_row
 
@@ -40,8 +41,6 @@ def optional_time(value: datetime | None) -> str | None:
 class SqlStore(Store):
     """A store whose every operation is a named statement of ``sql/<dialect>/``."""
 
-    _dim: int | None
-
     # dialect hooks ------------------------------------------------------------
 
     @abstractmethod
@@ -56,19 +55,37 @@ class SqlStore(Store):
     def _vector_bind(self, vector: npt.NDArray[np.float32]) -> Any:
         """How an embedding is bound."""
 
-    # memories -------------------------------------------------------------------
+    # the embedder ---------------------------------------------------------------
+    # Read from the store on every use, never cached: another handle may have
+    # recorded it, and a rolled-back first write takes its record with it.
 
-    def _check_dim(self, vector: npt.NDArray[np.float32]) -> Any:
-        dim = int(vector.shape[-1])
-        if self._dim is None:
-            self._run("put-meta", meta_key="embedding_dim", meta_value=str(dim))
-            self._dim = dim
-        elif dim != self._dim:
-            raise InvalidArgumentError(
-                "embedder",
-                f"produced {dim}-dimensional vectors; the store holds {self._dim} dimensions",
-            )
-        return self._vector_bind(vector)
+    def _get_meta(self, key: str) -> str | None:
+        row = self._run("get-meta", meta_key=key).fetchone()
+        return None if row is None else str(row[0])
+
+    def stored_embedder(self) -> tuple[str | None, int | None]:
+        with self.transaction(write=False):
+            name = self._get_meta(EMBEDDER_NAME_KEY)
+            dim = self._get_meta(EMBEDDING_DIM_KEY)
+        if dim is not None and not dim.isdigit():
+            raise SchemaError(f"the store records an unreadable embedding dimension {dim!r}")
+        return name, None if dim is None else int(dim)
+
+    def use_embedder(self, name: str, dim: int) -> None:
+        with self.transaction():
+            stored_name, stored_dim = self.stored_embedder()
+            if stored_name is None:
+                # First vector (or a store from before names were recorded): wait
+                # for any other first writer, then read again (lock-meta).
+                self._run("lock-meta")
+                stored_name, stored_dim = self.stored_embedder()
+            check_same_embedder(stored_name, stored_dim, name, dim)
+            if stored_dim is None:
+                self._run("put-meta", meta_key=EMBEDDING_DIM_KEY, meta_value=str(dim))
+            if stored_name is None:
+                self._run("put-meta", meta_key=EMBEDDER_NAME_KEY, meta_value=name)
+
+    # memories -------------------------------------------------------------------
 
     def _memory_binds(self, memory: NewMemory) -> dict[str, Any]:
         return {
@@ -82,7 +99,7 @@ class SqlStore(Store):
             "memory_timestamp": optional_time(memory.timestamp),
             "created_at": format_time(memory.created_at),
             "expires_at": optional_time(memory.expires_at),
-            "embedding": self._check_dim(memory.embedding),
+            "embedding": self._vector_bind(memory.embedding),
         }
 
     def _meta_rows(self, record_id: str, metadata: dict[str, Any]) -> list[dict[str, Any]]:
@@ -155,7 +172,7 @@ class SqlStore(Store):
             if embedding is None:
                 vector = self._run("get-memory-embedding", record_id=record_id).fetchone()[0]
             else:
-                vector = self._check_dim(embedding)
+                vector = self._vector_bind(embedding)
             self._run(
                 "update-memory",
                 record_id=record_id,
@@ -276,6 +293,14 @@ class SqlStore(Store):
                 "select-search-candidates", include_invalid=int(include_invalid), **binds
             ).fetchall()
         if not rows:
-            return [], np.zeros((0, self._dim or 0), dtype=np.float32)
-        flat = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
-        return [r[0] for r in rows], flat.reshape(len(rows), -1)
+            return [], np.zeros((0, 0), dtype=np.float32)
+        blobs = [bytes(r[1]) for r in rows]
+        width = len(blobs[0])
+        odd = next((i for i, b in enumerate(blobs) if len(b) != width), None)
+        if odd is not None:  # written by hand, or by a graphmem that did not check
+            raise SchemaError(
+                f"the store holds embeddings of different dimensions: memory {rows[0][0]!r} "
+                f"has {width // 4}, memory {rows[odd][0]!r} has {len(blobs[odd]) // 4}"
+            )
+        flat = np.frombuffer(b"".join(blobs), dtype=np.float32)
+        return [r[0] for r in rows], flat.reshape(len(rows), width // 4)

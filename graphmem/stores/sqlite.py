@@ -22,6 +22,7 @@ import numpy.typing as npt
 from graphmem.errors import BackendError, ConflictError, SchemaError
 from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
+from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.sql_store import SqlStore
 
 __all__ = ["SqliteStore"]
@@ -61,7 +62,6 @@ class SqliteStore(SqlStore):
         self._prefix = prefix
         self._lock = threading.RLock()
         self._depth = 0
-        self._dim: int | None = None
         self.path = str(path)
         try:
             self._conn = sqlite3.connect(
@@ -105,8 +105,6 @@ class SqliteStore(SqlStore):
                 with self._lock:
                     conn.executescript(load_script("sqlite", "install", self._prefix))
             conn.executescript(load_script("sqlite", "session", self._prefix))
-            row = self._run("get-meta", meta_key="embedding_dim").fetchone()
-            self._dim = None if row is None else int(row[0])
         except sqlite3.Error as exc:
             raise BackendError(f"cannot prepare the store in {self.path!r}: {exc}") from exc
 
@@ -162,7 +160,7 @@ class SqliteStore(SqlStore):
         try:
             return self._conn.execute(sql, binds)
         except sqlite3.IntegrityError as exc:
-            raise ConflictError(f"the change violates a store constraint: {exc}") from exc
+            raise ConflictError(CONFLICT_MESSAGE) from exc
         except (sqlite3.ProgrammingError, OverflowError) as exc:
             raise BackendError(f"sqlite3 refused the call: {exc}") from exc
         except sqlite3.Error as exc:
@@ -181,7 +179,7 @@ class SqliteStore(SqlStore):
         try:
             self._conn.executemany(stmt.sql, rows)
         except sqlite3.IntegrityError as exc:
-            raise ConflictError(f"the change violates a store constraint: {exc}") from exc
+            raise ConflictError(CONFLICT_MESSAGE) from exc
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite failed: {exc}") from exc
 

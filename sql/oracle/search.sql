@@ -49,7 +49,8 @@ DELETE FROM graphmem_filter;
 INSERT INTO graphmem_filter (meta_key, meta_value) VALUES (:meta_key, :meta_value);
 
 -- name: get-meta
--- One value of the store's metadata (schema version, embedding dimension).
+-- One value of the store's metadata (schema version, embedding dimension,
+-- embedder name).
 SELECT meta_value FROM graphmem_meta WHERE meta_key = :meta_key;
 
 -- name: put-meta
@@ -59,6 +60,12 @@ USING (SELECT :meta_key AS meta_key, :meta_value AS meta_value FROM dual) s
 ON (t.meta_key = s.meta_key)
 WHEN MATCHED THEN UPDATE SET t.meta_value = s.meta_value
 WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.meta_key, s.meta_value);
+
+-- name: lock-meta
+-- Make the first writers of a new store's embedder wait for each other before
+-- they read again and record it: the schema_version row stays locked until the
+-- transaction ends.
+SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version' FOR UPDATE;
 
 -- name: count-schema-tables
 -- How complete the store's schema is, in one row: the tables found (the 4 tables

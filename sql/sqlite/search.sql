@@ -46,13 +46,20 @@ DELETE FROM temp.graphmem_filter;
 INSERT INTO temp.graphmem_filter (meta_key, meta_value) VALUES (:meta_key, :meta_value);
 
 -- name: get-meta
--- One value of the store's metadata (schema version, embedding dimension).
+-- One value of the store's metadata (schema version, embedding dimension,
+-- embedder name).
 SELECT meta_value FROM graphmem_meta WHERE meta_key = :meta_key;
 
 -- name: put-meta
 -- Record one value of the store's metadata.
 INSERT INTO graphmem_meta (meta_key, meta_value) VALUES (:meta_key, :meta_value)
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
+
+-- name: lock-meta
+-- Make the first writers of a new store's embedder wait for each other before
+-- they read again and record it. BEGIN IMMEDIATE already serialises SQLite
+-- writers, so this is a plain read here (Oracle locks the row).
+SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version';
 
 -- name: count-schema-tables
 -- How many of the store's tables exist (REQUIRE_EXISTING checks for all 4).

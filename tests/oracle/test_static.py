@@ -224,6 +224,9 @@ class FakeCursor:
         self.rowcount = 1
         if stmt.name == "count-schema-tables":
             self._rows = [(self.conn.tables, self.conn.valid_triggers, self.conn.graphs)]
+        if stmt.name == "get-meta":
+            value = self.conn.meta.get(binds["meta_key"])
+            self._rows = [] if value is None else [(value,)]
 
     def executemany(self, sql: str, rows: list[dict[str, Any]]) -> None:
         stmt = self._statement(sql)
@@ -256,6 +259,7 @@ class FakeConnection:
         self.warn_on: str | None = None  # script statements holding this text warn
         self.autocommit = False
         self.autocommit_seen: list[bool] = []
+        self.meta: dict[str, str] = {}  # graphmem_meta rows that get-meta finds
         self.lowered: str | None = None
         self.commits = self.rollbacks = 0
         self.closed = False
@@ -350,6 +354,7 @@ def _link() -> NewLink:
 def _exercise(store: OracleStore) -> None:
     """Call every store method once."""
     filters = SearchFilters(user_id="u", metadata_filter={"k": "v"})
+    store.use_embedder("e", 2)
     store.insert_memory(_memory("m1"))
     store.get_memories(["m1", "m2"])
     assert store.get_record_types(["m2"]) == {"m2": "memory"}
@@ -450,6 +455,72 @@ def test_store_translates_driver_errors(conn: FakeConnection, code: int, error: 
 
 def test_translate_error_maps_trigger_errors_to_conflict() -> None:
     assert isinstance(translate_error(_error(20002)), ConflictError)
+
+
+@pytest.mark.parametrize("code", [1, 2290, 2292, 20001, 20002])
+def test_translate_error_conflict_message_has_no_driver_text(code: int) -> None:
+    assert "ORA-" not in str(translate_error(_error(code)))
+
+
+# -- the embedder identity (name, dimension) ---------------------------------------------
+
+
+def test_store_records_embedder_with_first_vector(conn: FakeConnection) -> None:
+    store = OracleStore(conn)
+    conn.sent.clear()
+    commits = conn.commits
+    store.use_embedder("mini-lm", 384)
+    assert conn.names() == ["get-meta", "get-meta", "lock-meta", "get-meta", "get-meta",
+                            "put-meta", "put-meta"]  # fmt: skip
+    written = [binds for name, binds in conn.sent if name == "put-meta"]
+    assert written == [
+        {"meta_key": "embedding_dim", "meta_value": "384"},
+        {"meta_key": "embedder_name", "meta_value": "mini-lm"},
+    ]
+    assert (conn.commits - commits, conn.rollbacks) == (1, 0)  # one transaction
+
+
+def test_store_lock_meta_locks_the_row() -> None:
+    assert ORACLE["lock-meta"].sql.rstrip().upper().endswith("FOR UPDATE")
+
+
+def test_store_same_embedder_writes_nothing(conn: FakeConnection) -> None:
+    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "384"}
+    store = OracleStore(conn)
+    conn.sent.clear()
+    store.use_embedder("mini-lm", 384)
+    assert store.stored_embedder() == ("mini-lm", 384)
+    assert set(conn.names()) == {"get-meta"}
+
+
+@pytest.mark.parametrize(("name", "dim"), [("other", 384), ("mini-lm", 16)])
+def test_store_refuses_other_embedder(conn: FakeConnection, name: str, dim: int) -> None:
+    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "384"}
+    store = OracleStore(conn)
+    conn.sent.clear()
+    with pytest.raises(SchemaError, match=rf"'mini-lm' \(384 dimensions\).*'{name}' \({dim} "):
+        store.use_embedder(name, dim)
+    assert set(conn.names()) == {"get-meta"}
+    assert conn.rollbacks == 1
+
+
+def test_store_search_reads_the_recorded_embedder(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
+    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "2"}
+    memory = GraphMemory(conn, embedder=_TwoDims(name="other"))  # type: ignore[arg-type]
+    with pytest.raises(SchemaError, match="'mini-lm'"):
+        memory.search("x")
+    assert "select-search-candidates" not in conn.names()
+
+
+class _TwoDims:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 2), dtype=np.float32)
 
 
 def test_pool_acquires_and_releases_per_transaction(fake: SimpleNamespace) -> None:

@@ -3,13 +3,16 @@
 Each argument is drawn from plausible values (stored ids, record and relation
 types, texts, metadata, times) mixed with junk of every type (None, bools, huge
 ints, nan/inf, long and NUL-bearing strings, bytes, lists, dicts with non-string
-keys, arbitrary objects). Every example runs on a fresh copy of a small store:
-only ``GraphMemError`` subclasses may escape, and a call that raises one must
-leave every table of the file as it was (``iterdump`` of a separate connection).
+keys, numpy arrays and scalars, arbitrary objects). Every example runs on a
+fresh copy of a small store: only ``GraphMemError`` subclasses may escape, their
+messages read as graphmem's (an InvalidArgumentError names its argument once; no
+Python or driver internals), and a call that raises one must leave every table of
+the file as it was (``iterdump`` of a separate connection).
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import uuid
@@ -18,6 +21,7 @@ from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -78,7 +82,34 @@ JUNK = st.one_of(
     st.datetimes(),
     st.just(object()),
     st.just(float("nan")),
+    st.sampled_from(  # numpy values: arrays compare element-wise and refuse bool()
+        [
+            np.array(["fact", "memory"]),
+            np.array(["fact"]),
+            np.array([True, False]),
+            np.array("fact"),
+            np.float64("nan"),
+            np.int64(3),
+            np.str_("a"),
+            np.bool_(True),
+        ]
+    ),
 )
+INTERNALS = re.compile(
+    r"positional argument|keyword argument|has no attribute|is not iterable|"
+    r"not subscriptable|unhashable|truth value of an array|_new_link|_new_memory|"
+    r"constraint failed|UNIQUE|FOREIGN KEY|ORA-\d|graphmem: "
+)
+
+
+def assert_readable(exc: GraphMemError) -> None:
+    """graphmem's words: no Python or driver internals; an argument named once."""
+    text = str(exc)
+    assert not INTERNALS.search(text), text
+    if isinstance(exc, InvalidArgumentError):
+        assert text.startswith(f"{exc.argument}: "), text
+        keyword = re.split(r"[.\]]", exc.argument)[-1]
+        assert text.count(f"{keyword}:") == 1, text
 
 
 def maybe(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -183,7 +214,8 @@ def call_checked(path: Path, method: str, args: tuple[Any, ...], kw: dict[str, A
         before = full_dump(path)
         try:
             getattr(memory, method)(*args, **kw)
-        except GraphMemError:
+        except GraphMemError as exc:
+            assert_readable(exc)
             assert full_dump(path) == before
         except Exception as exc:
             raise AssertionError(f"{method}{args!r:.300} {kw!r:.300} raised {exc!r:.300}") from exc
@@ -313,19 +345,21 @@ def test_fuzz_list_record_links_raises_only_graphmem_errors(fresh: Any, kw: Any)
 def test_fuzz_constructor_raises_only_graphmem_errors(fresh: Any, connection: Any, kw: Any) -> None:
     path = fresh()
     target: Any = connection
-    if connection == "copy":
+    named = connection if isinstance(connection, str) else None  # numpy arrays refuse ==
+    if named == "copy":
         target = path
-    elif connection == "directory":
+    elif named == "directory":
         target = path.parent
-    elif connection == "missing-dir":
+    elif named == "missing-dir":
         target = path.parent / "no" / "such.db"
-    elif connection == "garbage":
+    elif named == "garbage":
         target = path.with_suffix(".garbage")
         target.write_bytes(b"not a database" * 100)
     before = full_dump(path)
     try:
         GraphMemory(target, **kw).close()
-    except GraphMemError:
+    except GraphMemError as exc:
+        assert_readable(exc)
         assert full_dump(path) == before
     except Exception as exc:
         raise AssertionError(f"GraphMemory({target!r:.100}, {kw!r:.300}) raised {exc!r}") from exc

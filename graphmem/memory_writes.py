@@ -1,0 +1,123 @@
+"""New memories for :class:`graphmem.GraphMemory`: check every field, embed, write.
+
+Every argument is checked before the embedder runs (it may be a remote model),
+and ids and the embedder's identity are checked in the transaction that writes,
+so a rejected call changes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.core.validation import (
+    check_content,
+    check_id,
+    check_metadata,
+    check_optional_id,
+    check_record_type,
+    check_timestamp,
+    check_ttl_days,
+    expiry,
+)
+from graphmem.errors import ConflictError, InvalidArgumentError
+from graphmem.handle import StoreHandle
+from graphmem.stores.base import NewMemory
+
+__all__ = ["MemoryWrites"]
+
+_MEMORY_KEYS = frozenset(
+    {
+        "content",
+        "memory_id",
+        "memory_type",
+        "user_id",
+        "agent_id",
+        "thread_id",
+        "metadata",
+        "timestamp",
+        "ttl_days",
+    }
+)
+_NO_VECTOR = np.zeros(0, dtype=np.float32)
+"""The embedding of a checked memory until its text is embedded."""
+_LOOKUP_BATCH = 5000
+
+
+class MemoryWrites(StoreHandle):
+    """Mixed into :class:`graphmem.GraphMemory`: building and inserting new memories."""
+
+    def _new_memory(
+        self,
+        content: object,
+        *,
+        memory_id: object = None,
+        memory_type: object = "memory",
+        user_id: object = None,
+        agent_id: object = None,
+        thread_id: object = None,
+        metadata: object = None,
+        timestamp: object = None,
+        ttl_days: object = None,
+    ) -> NewMemory:
+        created_at = self._clock()
+        return NewMemory(
+            record_id=str(uuid.uuid4()) if memory_id is None else check_id("memory_id", memory_id),
+            record_type=check_record_type("memory_type", memory_type),
+            content=check_content(content),
+            user_id=check_optional_id("user_id", user_id),
+            agent_id=check_optional_id("agent_id", agent_id),
+            thread_id=check_optional_id("thread_id", thread_id),
+            metadata=check_metadata("metadata", metadata),
+            timestamp=check_timestamp("timestamp", timestamp),
+            created_at=created_at,
+            expires_at=expiry(created_at, check_ttl_days(ttl_days)),
+            embedding=_NO_VECTOR,
+        )
+
+    def _new_memories(self, memories: object) -> list[NewMemory]:
+        """The items of ``add_memories``, checked; errors name ``memories[i]``."""
+        if isinstance(memories, (str, bytes, Mapping)) or not isinstance(memories, Iterable):
+            raise InvalidArgumentError("memories", "must be an iterable of mappings")
+        new: list[NewMemory] = []
+        first: dict[str, int] = {}
+        for index, item in enumerate(memories):
+            if not isinstance(item, Mapping) or "content" not in item:
+                raise InvalidArgumentError(f"memories[{index}]", "must be a mapping with content")
+            unknown = set(item) - _MEMORY_KEYS
+            if unknown:
+                names = sorted(map(repr, unknown))
+                raise InvalidArgumentError(f"memories[{index}]", f"unknown keys {', '.join(names)}")
+            try:
+                memory = self._new_memory(**item)
+            except InvalidArgumentError as exc:
+                raise InvalidArgumentError(f"memories[{index}].{exc.argument}", exc.detail) from exc
+            if memory.record_id in first:
+                raise ConflictError(
+                    f"memories[{index}]: memory_id {memory.record_id!r} already exists "
+                    f"in memories[{first[memory.record_id]}]"
+                )
+            first[memory.record_id] = index
+            new.append(memory)
+        return new
+
+    def _insert(
+        self, memories: Sequence[NewMemory], vectors: npt.NDArray[np.float32], batch: bool
+    ) -> None:
+        """Write ``memories`` with their checked vectors in one transaction."""
+        with self._store.transaction():
+            self._use_embedder(int(vectors.shape[1]))
+            ids = [m.record_id for m in memories]
+            for start in range(0, len(ids), _LOOKUP_BATCH):
+                found = self._store.get_record_types(ids[start : start + _LOOKUP_BATCH])
+                if found:
+                    index = next(i for i, rid in enumerate(ids) if rid in found)
+                    where = f"memories[{index}]: " if batch else ""
+                    raise ConflictError(f"{where}memory_id {ids[index]!r} already exists")
+            self._store.insert_memories(
+                [replace(m, embedding=v) for m, v in zip(memories, vectors, strict=True)]
+            )

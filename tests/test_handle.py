@@ -1,0 +1,147 @@
+"""A GraphMemory handle: a context manager, and unusable (clearly) once closed."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem import GraphMemError, GraphMemory, HashingEmbedder
+
+Call = Callable[[GraphMemory], object]
+
+_LINK = ("a", "memory", "b", "memory", "supports")
+_REFINES = {
+    "source_record_id": "b",
+    "source_record_type": "memory",
+    "target_record_id": "a",
+    "target_record_type": "memory",
+    "relation_type": "refines",
+}
+# One call per public method, with arguments that would succeed on an open handle.
+CALLS: dict[str, Call] = {
+    "add_memory": lambda m: m.add_memory("new", memory_id="n"),
+    "add_memories": lambda m: m.add_memories([{"content": "new", "memory_id": "n"}]),
+    "get_memory": lambda m: m.get_memory("a"),
+    "list_memories": lambda m: m.list_memories(),
+    "update_memory": lambda m: m.update_memory("a", content="changed"),
+    "delete_memory": lambda m: m.delete_memory("a"),
+    "search": lambda m: m.search("tea", num_hops=1),
+    "link_records": lambda m: m.link_records("b", "memory", "a", "memory", "refines"),
+    "add_record_links": lambda m: m.add_record_links([_REFINES]),
+    "get_record_link": lambda m: m.get_record_link("r1"),
+    "update_record_link": lambda m: m.update_record_link("r1", metadata={"x": 1}),
+    "delete_record_link": lambda m: m.delete_record_link("r1"),
+    "list_record_links": lambda m: m.list_record_links(),
+}
+# The same calls with a bad argument: a closed handle says so before checking arguments.
+BAD_CALLS: dict[str, Call] = {
+    "add_memory": lambda m: m.add_memory(""),
+    "add_memories": lambda m: m.add_memories(None),  # type: ignore[arg-type]
+    "get_memory": lambda m: m.get_memory(""),
+    "list_memories": lambda m: m.list_memories(limit=0),
+    "update_memory": lambda m: m.update_memory(""),
+    "delete_memory": lambda m: m.delete_memory(""),
+    "search": lambda m: m.search(""),
+    "link_records": lambda m: m.link_records("a", "memory", "a", "memory", "supports"),
+    "add_record_links": lambda m: m.add_record_links([{}]),
+    "get_record_link": lambda m: m.get_record_link(""),
+    "update_record_link": lambda m: m.update_record_link(""),
+    "delete_record_link": lambda m: m.delete_record_link(),
+    "list_record_links": lambda m: m.list_record_links(""),
+}
+
+
+def _public_methods() -> set[str]:
+    return {
+        name
+        for name, member in inspect.getmembers(GraphMemory, inspect.isfunction)
+        if not name.startswith("_")
+    } - {"close"}
+
+
+class _Counting(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        return super().embed(texts)
+
+
+@pytest.fixture
+def closed(tmp_path: Path) -> GraphMemory:
+    memory = GraphMemory(tmp_path / "h.db", embedder=_Counting())
+    memory.add_memory("tea", memory_id="a")
+    memory.add_memory("more tea", memory_id="b")
+    memory.link_records(*_LINK, relation_id="r1")
+    memory.close()
+    return memory
+
+
+def test_handle_calls_cover_every_public_method() -> None:
+    assert set(CALLS) == _public_methods()
+    assert set(BAD_CALLS) == _public_methods()
+
+
+@pytest.mark.parametrize("call", list(CALLS.values()), ids=list(CALLS))
+def test_handle_closed_method_raises_closed(closed: GraphMemory, call: Call) -> None:
+    with pytest.raises(GraphMemError, match="closed"):
+        call(closed)
+
+
+@pytest.mark.parametrize("call", list(BAD_CALLS.values()), ids=list(BAD_CALLS))
+def test_handle_closed_checked_before_arguments(closed: GraphMemory, call: Call) -> None:
+    with pytest.raises(GraphMemError, match="closed"):
+        call(closed)
+
+
+def test_handle_closed_error_is_exported(closed: GraphMemory) -> None:
+    from graphmem import ClosedError
+
+    with pytest.raises(ClosedError, match="this GraphMemory is closed"):
+        closed.list_memories()
+
+
+def test_handle_closed_search_does_not_embed(closed: GraphMemory) -> None:
+    embedder = closed.embedder
+    assert isinstance(embedder, _Counting)
+    before = embedder.calls
+    for call in (CALLS["search"], CALLS["add_memory"], CALLS["update_memory"]):
+        with pytest.raises(GraphMemError):
+            call(closed)
+    assert embedder.calls == before
+
+
+def test_handle_close_twice_is_harmless(closed: GraphMemory) -> None:
+    closed.close()
+    assert closed.closed
+
+
+def test_handle_context_manager_closes_on_exit(tmp_path: Path) -> None:
+    with GraphMemory(tmp_path / "h.db") as memory:
+        memory.add_memory("tea", memory_id="a")
+        assert not memory.closed
+    assert memory.closed
+    with pytest.raises(GraphMemError, match="closed"):
+        memory.get_memory("a")
+
+
+def test_handle_context_manager_closes_on_error(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), GraphMemory(tmp_path / "h.db") as memory:
+        raise RuntimeError("inside")
+    assert memory.closed
+
+
+def test_handle_closed_cannot_be_entered_again(closed: GraphMemory) -> None:
+    with pytest.raises(GraphMemError, match="closed"), closed:
+        pass
+
+
+def test_handle_closed_keeps_the_data(closed: GraphMemory, tmp_path: Path) -> None:
+    with GraphMemory(tmp_path / "h.db", embedder=_Counting()) as reopened:
+        assert [m.id for m in reopened.list_memories()] == ["a", "b"]
