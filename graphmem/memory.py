@@ -8,6 +8,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
+from graphmem.ai import EmbedderProtocol, as_embedder
 from graphmem.core.assemble import assemble_results
 from graphmem.core.validation import (
     SearchFilters,
@@ -28,7 +29,6 @@ from graphmem.core.validation import (
     utc_now,
 )
 from graphmem.core.vector import cosine_distances, top_k
-from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
 from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
@@ -61,7 +61,10 @@ class GraphMemory(LinkOperations):
         connection: a path to a SQLite file (created on first use) or ``":memory:"``;
             or, for Oracle AI Database, an ``oracledb.ConnectionPool``, an
             ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
-        embedder: turns text into vectors; default :class:`HashingEmbedder` (offline).
+        embedder: turns text into vectors: any object with ``embed(texts)``, or a
+            sentence-transformers (``encode``) or LangChain (``embed_documents``)
+            embedder. Default: the semantic in-process model (offline, see
+            :class:`graphmem.Embedder`).
         memory_store_id: prefixes every table, so several stores share one database;
             ``^[A-Za-z][A-Za-z0-9_]{0,29}$``. An SQL identifier, so case-insensitive:
             ``"abc"`` and ``"ABC"`` name the same store.
@@ -85,7 +88,7 @@ class GraphMemory(LinkOperations):
         self,
         connection: object = ":memory:",
         *,
-        embedder: Embedder | None = None,
+        embedder: object = None,
         memory_store_id: str | None = None,
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
         clock: Callable[[], datetime] | None = None,
@@ -95,10 +98,8 @@ class GraphMemory(LinkOperations):
         )
         if not isinstance(schema_policy, SchemaPolicy):
             raise InvalidArgumentError("schema_policy", "must be a SchemaPolicy")
-        if embedder is not None and not isinstance(embedder, Embedder):
-            raise InvalidArgumentError("embedder", "must have an embed(texts) method")
         self.memory_store_id = prefix
-        self.embedder: Embedder = embedder or HashingEmbedder()
+        self.embedder: EmbedderProtocol = as_embedder(embedder)
         self._clock = clock or utc_now
         self._store = open_store(connection, prefix, schema_policy)
 
