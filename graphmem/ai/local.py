@@ -9,7 +9,7 @@ turns any miss into an error instead of a network call. graphmem also checks
 that both files exist before loading, so a broken install fails clearly.
 
 The vectors are mean-pooled token embeddings, L2-normalised by graphmem (an
-all-whitespace text gets the zero vector). Same weights and same arithmetic
+empty text, with no token, gets the zero vector). Same weights and same arithmetic
 give the same vectors on every run.
 """
 

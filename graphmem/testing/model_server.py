@@ -348,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
         ):
             sent = headers.get("authorization", "").removeprefix("Bearer ")
             self._send(401, {"error": {"message": f"Incorrect API key provided: {sent}"}}, fault)
-        elif fault.status != 200:
+        elif fault.status != 200 or fault.body is not None:
             self._send(fault.status, {"error": {"message": fault.message}}, fault)
         else:
             self._send(*model_server._answer(endpoint, body, fault), fault)
