@@ -1,4 +1,4 @@
-"""graphmem.embedders: the protocol and the offline HashingEmbedder."""
+"""graphmem.embedders: the HashingEmbedder (tests, benchmarks) and the embedder protocol."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from graphmem import Embedder, GraphMemory, HashingEmbedder
+from graphmem import EmbedderProtocol, GraphMemory, HashingEmbedder
 
 
 def test_hashing_embedder_shape_and_dtype() -> None:
@@ -79,7 +79,12 @@ def test_hashing_embedder_punctuation_only_not_zero() -> None:
 
 
 def test_hashing_embedder_is_embedder() -> None:
-    assert isinstance(HashingEmbedder(), Embedder)
+    assert isinstance(HashingEmbedder(), EmbedderProtocol)
+
+
+def test_hashing_embedder_identity() -> None:
+    embedder = HashingEmbedder(dim=32)
+    assert (embedder.name, embedder.dimension) == ("hashing-32", 32)
 
 
 class _Axes:
@@ -104,6 +109,6 @@ def test_custom_embedder_used_for_search(tmp_path) -> None:
         assert {h.id: h.distance for h in hits}["none"] == pytest.approx(1.0)
 
 
-def test_default_embedder_is_hashing(tmp_path) -> None:
+def test_default_embedder_is_not_hashing(tmp_path) -> None:
     with GraphMemory(tmp_path / "e.db") as store:
-        assert isinstance(store.embedder, HashingEmbedder)
+        assert not isinstance(store.embedder, HashingEmbedder)
