@@ -5,13 +5,26 @@ graph. Search returns direct results plus their linked context, a deterministic
 shortest-path tree rendered as prompt text.
 """
 
-from graphmem.embedders import Embedder, HashingEmbedder
+from graphmem.ai import (
+    Embedder,
+    EmbedderProtocol,
+    LangChainEmbedder,
+    Llm,
+    LlmProtocol,
+    LocalEmbedder,
+    Reranker,
+    RerankerProtocol,
+    RerankResult,
+    SentenceTransformerEmbedder,
+)
+from graphmem.embedders import HashingEmbedder
 from graphmem.errors import (
     BackendError,
     ClosedError,
     ConflictError,
     GraphMemError,
     InvalidArgumentError,
+    ModelError,
     NotFoundError,
     SchemaError,
 )
@@ -29,17 +42,27 @@ __all__ = [
     "ClosedError",
     "ConflictError",
     "Embedder",
+    "EmbedderProtocol",
     "GraphMemError",
     "GraphMemory",
     "HashingEmbedder",
     "InvalidArgumentError",
+    "LangChainEmbedder",
+    "Llm",
+    "LlmProtocol",
+    "LocalEmbedder",
     "MemoryRecord",
+    "ModelError",
     "NotFoundError",
     "RecordRelation",
+    "RerankResult",
+    "Reranker",
+    "RerankerProtocol",
     "SchemaError",
     "SchemaPolicy",
     "SearchResult",
     "SearchResultFormatConfig",
+    "SentenceTransformerEmbedder",
 ]
 
 __version__ = "0.1.0"

@@ -1,10 +1,11 @@
-"""Embedders: the protocol, and an offline deterministic default.
+"""The hashing embedder: deterministic, dependency-free vectors for tests and benchmarks.
 
-graphmem needs text embeddings for vector search. Any object with an
-``embed(texts) -> float32 array [n, d]`` method works (an OpenAI-compatible HTTP
-client, a local model). The default, :class:`HashingEmbedder`, needs no model
-download: it hashes words and character n-grams into a fixed number of signed
-buckets and L2-normalises the result, so texts sharing words land close together.
+:class:`HashingEmbedder` hashes words and character n-grams into a fixed number
+of signed buckets and L2-normalises the result, so texts sharing words land
+close together; it knows nothing of meaning. The user's default is the
+semantic in-process model of :mod:`graphmem.ai`. Any object with an
+``embed(texts)`` method works as an embedder (:class:`EmbedderProtocol`,
+also importable from here as ``Embedder`` for older code).
 
 What ``embed`` returns is checked before anything is written: exactly one finite
 vector per text, all of one dimension (a numpy array or a list of lists),
@@ -20,27 +21,19 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Embedder", "HashingEmbedder"]
+from graphmem.ai.protocols import EmbedderProtocol
+
+__all__ = ["Embedder", "EmbedderProtocol", "HashingEmbedder"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into vectors of one fixed dimension.
-
-    Optionally, a ``name`` (or ``model``) string attribute names the embedder for
-    the store's record (see the module doc); without one, the class name is used.
-    """
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Embed ``texts``; returns a float32 array of shape ``[len(texts), d]``."""
-        ...
+Embedder = EmbedderProtocol
+"""The embedder protocol under its former name (``graphmem.Embedder`` is now the adapter)."""
 
 
 class HashingEmbedder:
@@ -50,6 +43,10 @@ class HashingEmbedder:
     word padded with spaces (weight ``ngram_weight``). Each feature adds its weight,
     with a sign, to one of ``dim`` buckets chosen by BLAKE2b, so the result is the
     same in every process and on every platform.
+
+    Attributes:
+        name: ``"hashing-<dim>"``, the identity a store records.
+        dimension: the vector length (``dim``).
 
     >>> e = HashingEmbedder(dim=64)
     >>> v = e.embed(["Pizza with sourdough", "pizza"])
@@ -61,6 +58,7 @@ class HashingEmbedder:
         if dim < 8:
             raise ValueError("dim must be at least 8")
         self.dim = dim
+        self.dimension = dim
         self.ngram_weight = ngram_weight
 
     @property
@@ -72,6 +70,9 @@ class HashingEmbedder:
         'HashingEmbedder(ngram_weight=0.35)'
         """
         return f"HashingEmbedder(ngram_weight={self.ngram_weight:g})"
+
+    def __repr__(self) -> str:
+        return f"HashingEmbedder(dim={self.dim})"
 
     def _features(self, text: str) -> list[tuple[str, float]]:
         feats: list[tuple[str, float]] = []

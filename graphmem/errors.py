@@ -13,6 +13,7 @@ __all__ = [
     "ConflictError",
     "GraphMemError",
     "InvalidArgumentError",
+    "ModelError",
     "NotFoundError",
     "PgqSyntaxError",
     "SchemaError",
@@ -70,3 +71,23 @@ class PgqSyntaxError(GraphMemError, ValueError):
         super().__init__(f"{message} (line {line}, column {column})")
         self.line = line
         self.column = column
+
+
+class ModelError(GraphMemError):
+    """A model provider (embedder, LLM or reranker) failed or answered wrongly.
+
+    Raised after the bounded retries are spent, or at once for an answer that
+    retrying cannot fix (a 4xx status, malformed JSON, wrong vector count or
+    dimension). The message names the operation, the status and the provider's
+    own message; it never contains the API key.
+
+    Attributes:
+        status: the HTTP status, or None when no HTTP answer arrived (timeout,
+            refused connection) or the answer was unusable despite a 2xx status.
+        provider_message: what the provider said (or what was wrong with its answer).
+    """
+
+    def __init__(self, message: str, *, status: int | None, provider_message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.provider_message = provider_message

@@ -80,6 +80,18 @@ class StoreHandle:
             parts.append(vectors)
         return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
+    def _embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """The checked vector of a search query: ``embed_query`` when the embedder has
+        one (it may add a query prefix), else the document embedding."""
+        embed_query = getattr(self.embedder, "embed_query", None)
+        matrix = (
+            check_embeddings([embed_query(text)], 1, self.embedder)
+            if callable(embed_query)
+            else self._embed([text])
+        )
+        row: npt.NDArray[np.float32] = matrix[0]
+        return row
+
     def _use_embedder(self, dim: int) -> None:
         """Inside a write: the store takes vectors of this embedder (SchemaError if not)."""
         self._store.use_embedder(embedder_name(self.embedder), dim)

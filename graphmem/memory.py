@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from graphmem.ai import EmbedderProtocol, as_embedder
 from graphmem.core.assemble import assemble_results
 from graphmem.core.validation import (
     SearchFilters,
@@ -24,7 +25,6 @@ from graphmem.core.validation import (
     utc_now,
 )
 from graphmem.core.vector import cosine_distances, top_k
-from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
@@ -42,9 +42,11 @@ class GraphMemory(LinkOperations, MemoryWrites):
         connection: a path to a SQLite file (created on first use) or ``":memory:"``;
             or, for Oracle AI Database, an ``oracledb.ConnectionPool``, an
             ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
-        embedder: turns text into vectors; default :class:`HashingEmbedder` (offline).
-            The store records the name and dimension of the embedder that writes its
-            first vector and refuses any other (see :class:`Embedder`).
+        embedder: turns text into vectors: any object with ``embed(texts)``, or a
+            sentence-transformers (``encode``) or LangChain (``embed_documents``)
+            embedder. Default: the semantic in-process model (offline, see
+            :class:`graphmem.Embedder`). The store records the name and dimension of
+            the embedder that writes its first vector and refuses any other.
         memory_store_id: prefixes every table, so several stores share one database;
             ``^[A-Za-z][A-Za-z0-9_]{0,29}$``. An SQL identifier, so case-insensitive:
             ``"abc"`` and ``"ABC"`` name the same store.
@@ -71,7 +73,7 @@ class GraphMemory(LinkOperations, MemoryWrites):
         self,
         connection: object = ":memory:",
         *,
-        embedder: Embedder | None = None,
+        embedder: object = None,
         memory_store_id: str | None = None,
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
         clock: Callable[[], datetime] | None = None,
@@ -81,10 +83,8 @@ class GraphMemory(LinkOperations, MemoryWrites):
         )
         if not isinstance(schema_policy, SchemaPolicy):
             raise InvalidArgumentError("schema_policy", "must be a SchemaPolicy")
-        if embedder is not None and not isinstance(embedder, Embedder):
-            raise InvalidArgumentError("embedder", "must have an embed(texts) method")
         self.memory_store_id = prefix
-        self.embedder: Embedder = HashingEmbedder() if embedder is None else embedder
+        self.embedder: EmbedderProtocol = as_embedder(embedder)
         self._clock = clock or utc_now
         self._open = open_store(connection, prefix, schema_policy)
 
@@ -317,7 +317,7 @@ class GraphMemory(LinkOperations, MemoryWrites):
             else check_non_negative("max_linked_results", max_linked_results)
         )
         include_invalid = check_flag("include_invalid_results", include_invalid_results)
-        vector = self._embed([query])[0]
+        vector = self._embed_query(query)
         with self._store.transaction(write=False):
             self._check_embedder(int(vector.shape[0]))
             ids, matrix = self._store.search_candidates(filters, include_invalid)

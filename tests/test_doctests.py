@@ -19,6 +19,11 @@ MODULES = sorted(
 )
 # Modules whose docstrings carry examples today; losing them is a regression.
 WITH_EXAMPLES = [
+    "graphmem.ai.embedder",
+    "graphmem.ai.llm",
+    "graphmem.ai.local",
+    "graphmem.ai.reranker",
+    "graphmem.ai.wrappers",
     "graphmem.core.relations",
     "graphmem.core.render",
     "graphmem.core.tree",
@@ -28,6 +33,7 @@ WITH_EXAMPLES = [
     "graphmem.memory",
     "graphmem.models",
     "graphmem.sqlfiles",
+    "graphmem.testing.model_server",
 ]
 
 

@@ -1,4 +1,4 @@
-"""graphmem.embedders: the protocol and the offline HashingEmbedder."""
+"""graphmem.embedders: the HashingEmbedder (tests, benchmarks) and the embedder protocol."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from graphmem import (
     ConflictError,
-    Embedder,
+    EmbedderProtocol,
     GraphMemory,
     HashingEmbedder,
     InvalidArgumentError,
@@ -89,7 +89,12 @@ def test_hashing_embedder_punctuation_only_not_zero() -> None:
 
 
 def test_hashing_embedder_is_embedder() -> None:
-    assert isinstance(HashingEmbedder(), Embedder)
+    assert isinstance(HashingEmbedder(), EmbedderProtocol)
+
+
+def test_hashing_embedder_identity() -> None:
+    embedder = HashingEmbedder(dim=32)
+    assert (embedder.name, embedder.dimension) == ("HashingEmbedder(ngram_weight=0.35)", 32)
 
 
 class _Axes:
@@ -114,9 +119,9 @@ def test_custom_embedder_used_for_search(tmp_path) -> None:
         assert {h.id: h.distance for h in hits}["none"] == pytest.approx(1.0)
 
 
-def test_default_embedder_is_hashing(tmp_path) -> None:
+def test_default_embedder_is_not_hashing(tmp_path) -> None:
     with GraphMemory(tmp_path / "e.db") as store:
-        assert isinstance(store.embedder, HashingEmbedder)
+        assert not isinstance(store.embedder, HashingEmbedder)
 
 
 # the store records its embedder (name, dimension) and refuses any other ------------

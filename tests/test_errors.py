@@ -471,8 +471,8 @@ class _FixedEmbedder:
         return np.ones((n, self.dim), dtype=np.float32)
 
 
-# The store records HashingEmbedder's name and 384 dimensions; the message names both.
-_BOTH = r"'HashingEmbedder\(ngram_weight=0\.35\)' \(384 dimensions\).*'_FixedEmbedder' \(16"
+# The store records the default embedder's name and 256 dimensions; the message names both.
+_BOTH = r"'local/wordllama-l2-supercat-256' \(256 dimensions\).*'_FixedEmbedder' \(16"
 
 
 def test_embedder_of_other_dimension_add_rejected(store: GraphMemory, unchanged, db_path) -> None:

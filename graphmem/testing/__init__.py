@@ -6,9 +6,12 @@ Needs the ``graphmem[testing]`` extra (networkx, hypothesis):
 - :mod:`graphmem.testing.shape`: exact comparison of search trees with the model;
 - :mod:`graphmem.testing.strategies`: hypothesis strategies and random graphs;
 - :mod:`graphmem.testing.machine`: the state machine comparing a store with the model;
-- :mod:`graphmem.testing.conformance`: the example-based suite every store must pass.
-
-Submodules are imported on demand; importing this package loads nothing else.
+- :mod:`graphmem.testing.conformance`: the example-based suite every store must pass;
+- :mod:`graphmem.testing.model_server`: :class:`ModelServer`, a local HTTP server
+  speaking the embedding, chat and rerank APIs (standard library only, so it is
+  imported here; the other submodules are imported on demand).
 """
 
-__all__: list[str] = []
+from graphmem.testing.model_server import Fault, ModelServer, RecordedRequest
+
+__all__ = ["Fault", "ModelServer", "RecordedRequest"]

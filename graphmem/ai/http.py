@@ -1,0 +1,220 @@
+"""JSON over HTTP for the model adapters: bounded timeouts, retries with backoff.
+
+Every adapter (embedder, LLM, reranker) posts a JSON body to one path under
+``api_base`` and reads a JSON answer. A 429, a 5xx, a timeout or a failed
+connection is retried with exponential backoff (``Retry-After`` is honoured up
+to the backoff cap); any other status, and an answer that is not JSON, fails at
+once. Failures become :class:`~graphmem.errors.ModelError`; the API key is
+sent only in the ``Authorization`` header and scrubbed from every message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from graphmem.errors import InvalidArgumentError, ModelError
+
+__all__ = ["JsonClient", "RetryPolicy", "check_api_base"]
+
+_RETRY_STATUSES = frozenset({408, 409, 429})
+_MESSAGE_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a request is tried.
+
+    Attributes:
+        timeout: seconds allowed for connecting, and again for each read or write.
+        max_retries: retries after the first attempt (0 disables retrying).
+        backoff: seconds before the first retry; doubled for each further retry.
+        max_backoff: no wait is longer than this, whatever ``Retry-After`` says.
+    """
+
+    timeout: float = 60.0
+    max_retries: int = 3
+    backoff: float = 0.5
+    max_backoff: float = 8.0
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "backoff", "max_backoff"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise InvalidArgumentError(name, f"must be a number >= 0, got {value!r}")
+        if self.timeout == 0:
+            raise InvalidArgumentError("timeout", "must be > 0")
+        retries = self.max_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 20:
+            raise InvalidArgumentError("max_retries", f"must be an int in 0..20, got {retries!r}")
+
+    def delay(self, retry: int, retry_after: float | None) -> float:
+        """Seconds to wait before retry number ``retry`` (1-based)."""
+        wanted = self.backoff * 2 ** (retry - 1) * random.uniform(0.5, 1.0)
+        if retry_after is not None:
+            wanted = max(wanted, retry_after)
+        return float(min(wanted, self.max_backoff))
+
+
+def check_api_base(api_base: object) -> str:
+    """``api_base`` without its trailing slash; it must be an http(s) URL."""
+    if not isinstance(api_base, str) or not api_base.startswith(("http://", "https://")):
+        raise InvalidArgumentError(
+            "api_base", f"must be an http:// or https:// URL, got {api_base!r}"
+        )
+    return api_base.rstrip("/")
+
+
+def _provider_message(response: httpx.Response) -> str:
+    """The provider's own explanation, from the usual error shapes or the raw text."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:_MESSAGE_LIMIT] or response.reason_phrase
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])[:_MESSAGE_LIMIT]
+        for value in (error, body.get("message"), body.get("detail")):
+            if isinstance(value, str):
+                return value[:_MESSAGE_LIMIT]
+    return json.dumps(body)[:_MESSAGE_LIMIT]
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        value = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+class _Retry(Exception):
+    """One failed attempt that may be retried."""
+
+    def __init__(self, error: ModelError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+
+class JsonClient:
+    """POSTs JSON to ``api_base + path`` with the retry policy, sync or async.
+
+    Args:
+        api_base: e.g. ``https://api.openai.com/v1`` or ``http://localhost:11434/v1``.
+        api_key: sent as ``Authorization: Bearer ...``; None sends no header.
+        policy: timeouts and retries.
+        operation: names the caller in error messages, e.g. ``"embeddings"``.
+    """
+
+    def __init__(
+        self, api_base: str, api_key: str | None, policy: RetryPolicy, operation: str
+    ) -> None:
+        if api_key is not None and not isinstance(api_key, str):
+            raise InvalidArgumentError("api_key", "must be a string or None")
+        self.api_base = check_api_base(api_base)
+        self.policy = policy
+        self.operation = operation
+        self._api_key = api_key or None
+        self._client: httpx.Client | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key else "none"
+        return f"JsonClient({self.api_base!r}, api_key={key}, operation={self.operation!r})"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    def fail(self, status: int | None, provider_message: str) -> ModelError:
+        """A :class:`ModelError` for this operation, with the key scrubbed."""
+        said = self._scrub(provider_message)
+        where = f"HTTP {status}" if status is not None else "no answer"
+        return ModelError(
+            f"{self.operation} at {self.api_base} failed ({where}): {said}",
+            status=status,
+            provider_message=said,
+        )
+
+    def _outcome(self, response: httpx.Response) -> Any:
+        status = response.status_code
+        if status in _RETRY_STATUSES or status >= 500:
+            raise _Retry(self.fail(status, _provider_message(response)), _retry_after(response))
+        if status >= 400:
+            raise self.fail(status, _provider_message(response))
+        try:
+            return response.json()
+        except ValueError:
+            snippet = response.text.strip()[:80]
+            raise self.fail(status, f"answer is not JSON: {snippet!r}") from None
+
+    def _transport_error(self, exc: httpx.HTTPError) -> _Retry:
+        if isinstance(exc, httpx.TimeoutException):
+            said = f"no answer within {self.policy.timeout:g} s ({type(exc).__name__})"
+        else:
+            said = f"{type(exc).__name__}: {exc}"
+        return _Retry(self.fail(None, said))
+
+    def _sync_client(self) -> httpx.Client:
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.policy.timeout)
+            return self._client
+
+    def post(self, path: str, payload: dict[str, Any]) -> Any:
+        """POST ``payload``; returns the decoded JSON answer.
+
+        Raises:
+            ModelError: a non-retryable answer, or every attempt failed.
+        """
+        url = self.api_base + path
+        for attempt in range(self.policy.max_retries + 1):
+            try:
+                try:
+                    response = self._sync_client().post(url, json=payload, headers=self._headers())
+                except httpx.HTTPError as exc:
+                    raise self._transport_error(exc) from None
+                return self._outcome(response)
+            except _Retry as retry:
+                if attempt == self.policy.max_retries:
+                    raise retry.error from None
+                time.sleep(self.policy.delay(attempt + 1, retry.retry_after))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def apost(self, path: str, payload: dict[str, Any]) -> Any:
+        """Async :meth:`post` (one short-lived client per call, so any event loop works)."""
+        url = self.api_base + path
+        async with httpx.AsyncClient(timeout=self.policy.timeout) as client:
+            for attempt in range(self.policy.max_retries + 1):
+                try:
+                    try:
+                        response = await client.post(url, json=payload, headers=self._headers())
+                    except httpx.HTTPError as exc:
+                        raise self._transport_error(exc) from None
+                    return self._outcome(response)
+                except _Retry as retry:
+                    if attempt == self.policy.max_retries:
+                        raise retry.error from None
+                    await asyncio.sleep(self.policy.delay(attempt + 1, retry.retry_after))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def close(self) -> None:
+        """Close the pooled sync connections (async calls hold none)."""
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
