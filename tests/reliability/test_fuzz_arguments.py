@@ -6,6 +6,11 @@ ints, nan/inf, long and NUL-bearing strings, bytes, lists, dicts with non-string
 keys, arbitrary objects). Every example runs on a fresh copy of a small store:
 only ``GraphMemError`` subclasses may escape, and a call that raises one must
 leave every table of the file as it was (``iterdump`` of a separate connection).
+
+The batch methods also get batches of valid items whose ids and links collide
+with the store or with each other, so that some are rejected by a store
+constraint after earlier items of the same batch were written: the rollback of
+those writes is what "changes nothing" checks there.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import (
+    ConflictError,
     GraphMemError,
     GraphMemory,
     HashingEmbedder,
@@ -33,7 +39,12 @@ from graphmem import (
 from ._checks import full_dump
 
 MEMORY_IDS = ("a", "b", "c", "d", "e", "f")
+MEMORY_TYPES = dict(
+    zip(MEMORY_IDS, ("memory", "memory", "fact", "fact", "preference", "guideline"), strict=True)
+)
 LINK_IDS = ("ab", "cd", "ef")
+STORED_LINKS = {"ab": ("a", "b", "supersedes"), "cd": ("c", "d", "supports")}
+"""The template's links of built-in types: ``relation_id -> (source, target, type)``."""
 RECORD_TYPES = ("memory", "fact", "preference", "guideline", "message")
 RELATION_TYPES = ("supersedes", "refines", "duplicates", "supports", "contradicts", "custom")
 
@@ -132,6 +143,82 @@ LINK_ITEM = kwargs(
     timestamp=TIME,
     metadata=META,
 )
+def link_item(
+    source: str, target: str, relation_type: str, relation_id: str | None = None
+) -> dict[str, Any]:
+    """A valid ``add_record_links`` item between two template memories."""
+    item = {
+        "source_record_id": source,
+        "source_record_type": MEMORY_TYPES[source],
+        "target_record_id": target,
+        "target_record_type": MEMORY_TYPES[target],
+        "relation_type": relation_type,
+    }
+    return item if relation_id is None else {**item, "relation_id": relation_id}
+
+
+# Valid items over a tiny pool of ids, pairs and types: a batch of them often
+# collides with the store or with an earlier item of the same batch.
+VALID_MEMORY_ITEM = st.fixed_dictionaries(
+    {"content": st.sampled_from(["more pizza", "new tea"])},
+    optional={
+        "memory_id": st.sampled_from(("n1", "n2", "a", "f")),
+        "memory_type": st.sampled_from(RECORD_TYPES[:4]),
+        "metadata": st.just({"k": "new"}),
+    },
+)
+VALID_LINK_ITEM = st.tuples(
+    st.sampled_from([("a", "b"), ("b", "a"), ("c", "d"), ("d", "c"), ("a", "c"), ("c", "a")]),
+    st.sampled_from(["supersedes", "supports", "refines"]),
+    st.sampled_from([None, "n1", "n2", "ab"]),
+).map(lambda t: link_item(*t[0], t[1], t[2]))
+FRESH_PAIRS = [(s, t) for s in MEMORY_IDS for t in MEMORY_IDS if s < t]
+
+
+@st.composite
+def memories_with_late_conflict(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """New memories, then one whose id is stored or earlier in the batch, then maybe more."""
+    named = draw(st.lists(st.booleans(), min_size=1, max_size=3))
+    items: list[dict[str, Any]] = [
+        {"content": f"new {i}", "metadata": {"k": i}, **({"memory_id": f"new{i}"} if n else {})}
+        for i, n in enumerate(named)
+    ]
+    taken = [item["memory_id"] for item in items if "memory_id" in item]
+    items.append({"content": "clash", "memory_id": draw(st.sampled_from([*MEMORY_IDS, *taken]))})
+    return items + [{"content": f"after {i}"} for i in range(draw(st.integers(0, 2)))]
+
+
+@st.composite
+def links_with_late_conflict(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """New links, then one that repeats or reverses a stored or earlier link, or reuses its id.
+
+    The new links join distinct pairs with types the template does not use, so
+    only the last-but-tail item conflicts.
+    """
+    pairs = draw(st.lists(st.sampled_from(FRESH_PAIRS), min_size=1, max_size=3, unique=True))
+    items = [
+        link_item(s, t, draw(st.sampled_from(["refines", "contradicts"])), f"new{i}")
+        for i, (s, t) in enumerate(pairs)
+    ]
+    earlier = draw(st.sampled_from(items))
+    s, t, rtype = (earlier[k] for k in ("source_record_id", "target_record_id", "relation_type"))
+    ss, st_, stype = STORED_LINKS[draw(st.sampled_from(sorted(STORED_LINKS)))]
+    reused_id = draw(st.sampled_from([*LINK_IDS, earlier["relation_id"]]))
+    clash = draw(
+        st.sampled_from(
+            [
+                link_item(s, t, rtype),
+                link_item(t, s, rtype),
+                link_item(ss, st_, stype),
+                link_item(st_, ss, stype),
+                link_item("a", "f", "duplicates", reused_id),
+            ]
+        )
+    )
+    tail = [link_item("b", "e", "supports")] if draw(st.booleans()) else []
+    return [*items, clash, *tail]
+
+
 FILTERS = {
     "user_id": maybe(st.sampled_from(["u1", "u2"])),
     "agent_id": IDS,
@@ -146,9 +233,7 @@ FILTERS = {
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("fuzz") / "template.db"
     with GraphMemory(path) as memory:
-        for rid, rtype in zip(
-            MEMORY_IDS, ("memory", "memory", "fact", "fact", "preference", "guideline"), strict=True
-        ):
+        for rid, rtype in MEMORY_TYPES.items():
             memory.add_memory(
                 f"memory {rid} about pizza",
                 memory_id=rid,
@@ -189,6 +274,15 @@ def call_checked(path: Path, method: str, args: tuple[Any, ...], kw: dict[str, A
             raise AssertionError(f"{method}{args!r:.300} {kw!r:.300} raised {exc!r:.300}") from exc
 
 
+def call_conflicting(path: Path, method: str, items: list[dict[str, Any]]) -> None:
+    """A batch whose last items conflict: ConflictError, and the earlier items are not kept."""
+    with GraphMemory(path) as memory:
+        before = full_dump(path)
+        with pytest.raises(ConflictError):
+            getattr(memory, method)(items)
+    assert full_dump(path) == before
+
+
 @FUZZ
 @given(
     content=CONTENT, kw=MEMORY_ITEM.map(lambda d: {k: v for k, v in d.items() if k != "content"})
@@ -198,9 +292,19 @@ def test_fuzz_add_memory_raises_only_graphmem_errors(fresh: Any, content: Any, k
 
 
 @FUZZ
-@given(items=st.lists(maybe(MEMORY_ITEM), max_size=3) | st.lists(JUNK, max_size=2))
+@given(
+    items=st.lists(maybe(MEMORY_ITEM), max_size=3)
+    | st.lists(JUNK, max_size=2)
+    | st.lists(VALID_MEMORY_ITEM, min_size=2, max_size=4)
+)
 def test_fuzz_add_memories_raises_only_graphmem_errors(fresh: Any, items: Any) -> None:
     call_checked(fresh(), "add_memories", (items,), {})
+
+
+@FUZZ
+@given(items=memories_with_late_conflict())
+def test_fuzz_add_memories_late_conflict_changes_nothing(fresh: Any, items: Any) -> None:
+    call_conflicting(fresh(), "add_memories", items)
 
 
 @FUZZ
@@ -248,9 +352,19 @@ def test_fuzz_link_records_raises_only_graphmem_errors(fresh: Any, kw: Any) -> N
 
 
 @FUZZ
-@given(items=st.lists(maybe(LINK_ITEM), max_size=3) | st.lists(JUNK, max_size=2))
+@given(
+    items=st.lists(maybe(LINK_ITEM), max_size=3)
+    | st.lists(JUNK, max_size=2)
+    | st.lists(VALID_LINK_ITEM, min_size=2, max_size=4)
+)
 def test_fuzz_add_record_links_raises_only_graphmem_errors(fresh: Any, items: Any) -> None:
     call_checked(fresh(), "add_record_links", (items,), {})
+
+
+@FUZZ
+@given(items=links_with_late_conflict())
+def test_fuzz_add_record_links_late_conflict_changes_nothing(fresh: Any, items: Any) -> None:
+    call_conflicting(fresh(), "add_record_links", items)
 
 
 @FUZZ
