@@ -143,6 +143,8 @@ LINK_ITEM = kwargs(
     timestamp=TIME,
     metadata=META,
 )
+
+
 def link_item(
     source: str, target: str, relation_type: str, relation_id: str | None = None
 ) -> dict[str, Any]:
