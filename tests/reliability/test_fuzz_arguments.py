@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from graphmem import (
@@ -33,6 +33,7 @@ from graphmem import (
     GraphMemory,
     HashingEmbedder,
     InvalidArgumentError,
+    SchemaError,
     SchemaPolicy,
 )
 
@@ -412,11 +413,31 @@ def test_fuzz_list_record_links_raises_only_graphmem_errors(fresh: Any, kw: Any)
     call_checked(fresh(), "list_record_links", (), kw)
 
 
+def file_state(target: object) -> object:
+    """What a constructor given ``target`` could change there, read without graphmem.
+
+    An SQLite file (or an empty one, which SQLite takes as an empty database) by
+    its schema and rows; any other file by its bytes; a directory by its entries.
+    """
+    if not isinstance(target, Path):
+        return None
+    if target.is_dir():
+        return sorted(p.name for p in target.iterdir())
+    if not target.exists():
+        return ("missing", target.parent.exists())
+    data = target.read_bytes()
+    if data == b"" or data.startswith(b"SQLite format 3\x00"):
+        return ("sqlite", full_dump(target))
+    return ("bytes", data)
+
+
+CONNECTIONS = ["copy", "empty", ":memory:", "directory", "missing-dir", "garbage"]
+
+
 @FUZZ
 @given(
     connection=st.one_of(
-        JUNK.filter(lambda v: not isinstance(v, str)),
-        st.sampled_from(["copy", ":memory:", "directory", "missing-dir", "garbage"]),
+        JUNK.filter(lambda v: not isinstance(v, str)), st.sampled_from(CONNECTIONS)
     ),
     kw=kwargs(
         embedder=maybe(st.just(HashingEmbedder(dim=16))),
@@ -426,11 +447,21 @@ def test_fuzz_list_record_links_raises_only_graphmem_errors(fresh: Any, kw: Any)
         schema_policy=maybe(st.sampled_from(list(SchemaPolicy))),
     ),
 )
+@example(connection="empty", kw={"schema_policy": SchemaPolicy.REQUIRE_EXISTING})
+@example(
+    connection="copy",
+    kw={"memory_store_id": "other", "schema_policy": SchemaPolicy.REQUIRE_EXISTING},
+)
+@example(connection="garbage", kw={})
 def test_fuzz_constructor_raises_only_graphmem_errors(fresh: Any, connection: Any, kw: Any) -> None:
+    """A rejected constructor leaves the file (or directory) it was given as it was."""
     path = fresh()
     target: Any = connection
     if connection == "copy":
         target = path
+    elif connection == "empty":
+        target = path.with_suffix(".empty")
+        target.write_bytes(b"")
     elif connection == "directory":
         target = path.parent
     elif connection == "missing-dir":
@@ -438,11 +469,11 @@ def test_fuzz_constructor_raises_only_graphmem_errors(fresh: Any, connection: An
     elif connection == "garbage":
         target = path.with_suffix(".garbage")
         target.write_bytes(b"not a database" * 100)
-    before = full_dump(path)
+    before = file_state(target)
     try:
         GraphMemory(target, **kw).close()
     except GraphMemError:
-        assert full_dump(path) == before
+        assert file_state(target) == before
     except Exception as exc:
         raise AssertionError(f"GraphMemory({target!r:.100}, {kw!r:.300}) raised {exc!r}") from exc
 
@@ -478,3 +509,14 @@ def test_fuzz_add_memories_rejects_item_with_mixed_key_types(memory: GraphMemory
 def test_fuzz_add_record_links_rejects_item_with_mixed_key_types(memory: GraphMemory) -> None:
     with pytest.raises(InvalidArgumentError):
         memory.add_record_links([{0: 1, None: 2}])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="SQLite creates the file on connect and sets WAL before the schema check",
+)
+def test_fuzz_constructor_require_existing_leaves_no_new_file(tmp_path: Path) -> None:
+    target = tmp_path / "typo.db"
+    with pytest.raises(SchemaError):
+        GraphMemory(target, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
