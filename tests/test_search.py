@@ -83,6 +83,29 @@ def test_search_exact_top_k_with_ties_at_the_cut(memory: GraphMemory) -> None:
     assert _ids(memory.search("identical words", max_results=3)) == ["a", "b", "c"]
 
 
+class _TableEmbedder:
+    """Embeds each known text as a fixed vector."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.array([self.table[t] for t in texts], dtype=np.float32)
+
+
+def test_search_float_noise_ties_by_record_id(db_path) -> None:
+    """3v and v are equally far from q; floating point puts 3v ~1e-16 further."""
+    v, q = [3.0, 6.0, 7.0, 4.0], [5.0, 9.0, 8.0, 9.0]
+    embedder = _TableEmbedder({"three v": [3 * x for x in v], "v": v, "q": q})
+    with GraphMemory(db_path, embedder=embedder) as memory:
+        memory.add_memory("three v", memory_id="a")
+        memory.add_memory("v", memory_id="b")
+        assert _ids(memory.search("q", max_results=1)) == ["a"]
+        first, second = memory.search("q")
+    assert (first.id, second.id) == ("a", "b")
+    assert first.distance == second.distance
+
+
 def test_search_max_results_limits(memory: GraphMemory) -> None:
     for i in range(12):
         memory.add_memory(f"tea number {i}", memory_id=f"m{i:02d}")
