@@ -347,6 +347,57 @@ def test_search_parent_tie_by_relation_id(pinned_memory: GraphMemory) -> None:
     ]
 
 
+# In the next tests the older link has the larger relation id and leads to the
+# larger record id, so only the created_at part of the tie rule picks it.
+
+
+def test_search_parent_oldest_link_despite_ids(clocked_memory: GraphMemory) -> None:
+    m = clocked_memory
+    _add_nodes(m, "r", "x", "y", "z", root="r")
+    m.link_records("r", "memory", "y", "memory", "supports", relation_id="l8")
+    m.link_records("r", "memory", "x", "memory", "supports", relation_id="l7")
+    m.link_records("y", "memory", "z", "memory", "supports", relation_id="l6")
+    m.link_records("x", "memory", "z", "memory", "supports", relation_id="l5")
+    assert _edges(_root(m, "zebra anchor root", num_hops=2)) == [
+        ("r", "supports", "y"),
+        ("y", "supports", "z"),
+        ("r", "supports", "x"),
+    ]
+
+
+def test_search_cap_keeps_oldest_links_despite_ids(clocked_memory: GraphMemory) -> None:
+    m = clocked_memory
+    _add_nodes(m, "r", "a", "b", "c", root="r")
+    m.link_records("r", "memory", "c", "memory", "supports", relation_id="l3")
+    m.link_records("r", "memory", "b", "memory", "supports", relation_id="l2")
+    m.link_records("r", "memory", "a", "memory", "supports", relation_id="l1")
+    assert _tree_ids(_root(m, "zebra anchor root", num_hops=1, max_linked_results=2)) == ["c", "b"]
+
+
+def test_search_cap_cut_within_deeper_level_despite_ids(clocked_memory: GraphMemory) -> None:
+    m = clocked_memory
+    _add_nodes(m, "r", "p", "c", "b", "a", root="r")
+    m.link_records("r", "memory", "p", "memory", "supports", relation_id="l9")
+    m.link_records("p", "memory", "c", "memory", "supports", relation_id="l3")
+    m.link_records("p", "memory", "b", "memory", "supports", relation_id="l2")
+    m.link_records("p", "memory", "a", "memory", "supports", relation_id="l1")
+    assert _edges(_root(m, "zebra anchor root", num_hops=2, max_linked_results=3)) == [
+        ("r", "supports", "p"),
+        ("p", "supports", "c"),
+        ("p", "supports", "b"),
+    ]
+
+
+def test_search_cap_counts_earlier_levels(clocked_memory: GraphMemory) -> None:
+    """r-a, a-b, a-c, 2 hops, cap 2: the second level keeps one node, not two."""
+    m = clocked_memory
+    _add_nodes(m, "r", "a", "b", "c", root="r")
+    m.link_records("r", "memory", "a", "memory", "supports")
+    m.link_records("a", "memory", "b", "memory", "supports")
+    m.link_records("a", "memory", "c", "memory", "supports")
+    assert _tree_ids(_root(m, "zebra anchor root", num_hops=2, max_linked_results=2)) == ["a", "b"]
+
+
 def test_search_shortest_path_wins_over_older_longer(clocked_memory: GraphMemory) -> None:
     m = clocked_memory
     _add_nodes(m, "r", "a", "b", root="r")
