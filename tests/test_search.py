@@ -83,6 +83,29 @@ def test_search_exact_top_k_with_ties_at_the_cut(memory: GraphMemory) -> None:
     assert _ids(memory.search("identical words", max_results=3)) == ["a", "b", "c"]
 
 
+class _TableEmbedder:
+    """Embeds each known text as a fixed vector."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.array([self.table[t] for t in texts], dtype=np.float32)
+
+
+def test_search_float_noise_ties_by_record_id(db_path) -> None:
+    """3v and v are equally far from q; floating point puts 3v ~1e-16 further."""
+    v, q = [3.0, 6.0, 7.0, 4.0], [5.0, 9.0, 8.0, 9.0]
+    embedder = _TableEmbedder({"three v": [3 * x for x in v], "v": v, "q": q})
+    with GraphMemory(db_path, embedder=embedder) as memory:
+        memory.add_memory("three v", memory_id="a")
+        memory.add_memory("v", memory_id="b")
+        assert _ids(memory.search("q", max_results=1)) == ["a"]
+        first, second = memory.search("q")
+    assert (first.id, second.id) == ("a", "b")
+    assert first.distance == second.distance
+
+
 def test_search_max_results_limits(memory: GraphMemory) -> None:
     for i in range(12):
         memory.add_memory(f"tea number {i}", memory_id=f"m{i:02d}")
@@ -322,6 +345,57 @@ def test_search_parent_tie_by_relation_id(pinned_memory: GraphMemory) -> None:
         ("r", "supports", "y"),
         ("y", "is_refined_by", "z"),
     ]
+
+
+# In the next tests the older link has the larger relation id and leads to the
+# larger record id, so only the created_at part of the tie rule picks it.
+
+
+def test_search_parent_oldest_link_despite_ids(clocked_memory: GraphMemory) -> None:
+    m = clocked_memory
+    _add_nodes(m, "r", "x", "y", "z", root="r")
+    m.link_records("r", "memory", "y", "memory", "supports", relation_id="l8")
+    m.link_records("r", "memory", "x", "memory", "supports", relation_id="l7")
+    m.link_records("y", "memory", "z", "memory", "supports", relation_id="l6")
+    m.link_records("x", "memory", "z", "memory", "supports", relation_id="l5")
+    assert _edges(_root(m, "zebra anchor root", num_hops=2)) == [
+        ("r", "supports", "y"),
+        ("y", "supports", "z"),
+        ("r", "supports", "x"),
+    ]
+
+
+def test_search_cap_keeps_oldest_links_despite_ids(clocked_memory: GraphMemory) -> None:
+    m = clocked_memory
+    _add_nodes(m, "r", "a", "b", "c", root="r")
+    m.link_records("r", "memory", "c", "memory", "supports", relation_id="l3")
+    m.link_records("r", "memory", "b", "memory", "supports", relation_id="l2")
+    m.link_records("r", "memory", "a", "memory", "supports", relation_id="l1")
+    assert _tree_ids(_root(m, "zebra anchor root", num_hops=1, max_linked_results=2)) == ["c", "b"]
+
+
+def test_search_cap_cut_within_deeper_level_despite_ids(clocked_memory: GraphMemory) -> None:
+    m = clocked_memory
+    _add_nodes(m, "r", "p", "c", "b", "a", root="r")
+    m.link_records("r", "memory", "p", "memory", "supports", relation_id="l9")
+    m.link_records("p", "memory", "c", "memory", "supports", relation_id="l3")
+    m.link_records("p", "memory", "b", "memory", "supports", relation_id="l2")
+    m.link_records("p", "memory", "a", "memory", "supports", relation_id="l1")
+    assert _edges(_root(m, "zebra anchor root", num_hops=2, max_linked_results=3)) == [
+        ("r", "supports", "p"),
+        ("p", "supports", "c"),
+        ("p", "supports", "b"),
+    ]
+
+
+def test_search_cap_counts_earlier_levels(clocked_memory: GraphMemory) -> None:
+    """r-a, a-b, a-c, 2 hops, cap 2: the second level keeps one node, not two."""
+    m = clocked_memory
+    _add_nodes(m, "r", "a", "b", "c", root="r")
+    m.link_records("r", "memory", "a", "memory", "supports")
+    m.link_records("a", "memory", "b", "memory", "supports")
+    m.link_records("a", "memory", "c", "memory", "supports")
+    assert _tree_ids(_root(m, "zebra anchor root", num_hops=2, max_linked_results=2)) == ["a", "b"]
 
 
 def test_search_shortest_path_wins_over_older_longer(clocked_memory: GraphMemory) -> None:

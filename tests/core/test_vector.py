@@ -85,3 +85,21 @@ def test_top_k_matches_full_sort() -> None:
     distances = np.round(rng.random(500), 2)  # many ties
     expected = sorted(zip(distances.tolist(), ids, strict=True))[:37]
     assert top_k(ids, distances, 37) == [(i, d) for d, i in expected]
+
+
+# 3v and v are at the same cosine distance from q, but floating point puts 3v
+# about 1e-16 further away: the rounding before the tie rule must make them tie.
+V = np.array([3.0, 6.0, 7.0, 4.0])
+Q = np.array([5.0, 9.0, 8.0, 9.0])
+
+
+def test_top_k_float_noise_ties_by_id() -> None:
+    distances = cosine_distances(np.array([3 * V, V]), Q)
+    assert distances[0] > distances[1]  # the noise this test is about
+    assert [i for i, _ in top_k(["a", "b"], distances, 2)] == ["a", "b"]
+    assert top_k(["a", "b"], distances, 1)[0][0] == "a"
+
+
+def test_top_k_float_noise_equal_distances_returned() -> None:
+    (_, first), (_, second) = top_k(["a", "b"], cosine_distances(np.array([3 * V, V]), Q), 2)
+    assert first == second

@@ -8,6 +8,11 @@ fresh copy of a small store: only ``GraphMemError`` subclasses may escape, their
 messages read as graphmem's (an InvalidArgumentError names its argument once; no
 Python or driver internals), and a call that raises one must leave every table of
 the file as it was (``iterdump`` of a separate connection).
+
+The batch methods also get batches of valid items whose ids and links collide
+with the store or with each other, so that some are rejected by a store
+constraint after earlier items of the same batch were written: the rollback of
+those writes is what "changes nothing" checks there.
 """
 
 from __future__ import annotations
@@ -23,21 +28,28 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from graphmem import (
+    ConflictError,
     GraphMemError,
     GraphMemory,
     HashingEmbedder,
     InvalidArgumentError,
+    SchemaError,
     SchemaPolicy,
 )
 
 from ._checks import full_dump
 
 MEMORY_IDS = ("a", "b", "c", "d", "e", "f")
+MEMORY_TYPES = dict(
+    zip(MEMORY_IDS, ("memory", "memory", "fact", "fact", "preference", "guideline"), strict=True)
+)
 LINK_IDS = ("ab", "cd", "ef")
+STORED_LINKS = {"ab": ("a", "b", "supersedes"), "cd": ("c", "d", "supports")}
+"""The template's links of built-in types: ``relation_id -> (source, target, type)``."""
 RECORD_TYPES = ("memory", "fact", "preference", "guideline", "message")
 RELATION_TYPES = ("supersedes", "refines", "duplicates", "supports", "contradicts", "custom")
 
@@ -163,6 +175,84 @@ LINK_ITEM = kwargs(
     timestamp=TIME,
     metadata=META,
 )
+
+
+def link_item(
+    source: str, target: str, relation_type: str, relation_id: str | None = None
+) -> dict[str, Any]:
+    """A valid ``add_record_links`` item between two template memories."""
+    item = {
+        "source_record_id": source,
+        "source_record_type": MEMORY_TYPES[source],
+        "target_record_id": target,
+        "target_record_type": MEMORY_TYPES[target],
+        "relation_type": relation_type,
+    }
+    return item if relation_id is None else {**item, "relation_id": relation_id}
+
+
+# Valid items over a tiny pool of ids, pairs and types: a batch of them often
+# collides with the store or with an earlier item of the same batch.
+VALID_MEMORY_ITEM = st.fixed_dictionaries(
+    {"content": st.sampled_from(["more pizza", "new tea"])},
+    optional={
+        "memory_id": st.sampled_from(("n1", "n2", "a", "f")),
+        "memory_type": st.sampled_from(RECORD_TYPES[:4]),
+        "metadata": st.just({"k": "new"}),
+    },
+)
+VALID_LINK_ITEM = st.tuples(
+    st.sampled_from([("a", "b"), ("b", "a"), ("c", "d"), ("d", "c"), ("a", "c"), ("c", "a")]),
+    st.sampled_from(["supersedes", "supports", "refines"]),
+    st.sampled_from([None, "n1", "n2", "ab"]),
+).map(lambda t: link_item(*t[0], t[1], t[2]))
+FRESH_PAIRS = [(s, t) for s in MEMORY_IDS for t in MEMORY_IDS if s < t]
+
+
+@st.composite
+def memories_with_late_conflict(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """New memories, then one whose id is stored or earlier in the batch, then maybe more."""
+    named = draw(st.lists(st.booleans(), min_size=1, max_size=3))
+    items: list[dict[str, Any]] = [
+        {"content": f"new {i}", "metadata": {"k": i}, **({"memory_id": f"new{i}"} if n else {})}
+        for i, n in enumerate(named)
+    ]
+    taken = [item["memory_id"] for item in items if "memory_id" in item]
+    items.append({"content": "clash", "memory_id": draw(st.sampled_from([*MEMORY_IDS, *taken]))})
+    return items + [{"content": f"after {i}"} for i in range(draw(st.integers(0, 2)))]
+
+
+@st.composite
+def links_with_late_conflict(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """New links, then one that repeats or reverses a stored or earlier link, or reuses its id.
+
+    The new links join distinct pairs with types the template does not use, so
+    only the last-but-tail item conflicts.
+    """
+    pairs = draw(st.lists(st.sampled_from(FRESH_PAIRS), min_size=1, max_size=3, unique=True))
+    items = [
+        link_item(s, t, draw(st.sampled_from(["refines", "contradicts"])), f"new{i}")
+        for i, (s, t) in enumerate(pairs)
+    ]
+    earlier = draw(st.sampled_from(items))
+    s, t, rtype = (earlier[k] for k in ("source_record_id", "target_record_id", "relation_type"))
+    ss, st_, stype = STORED_LINKS[draw(st.sampled_from(sorted(STORED_LINKS)))]
+    reused_id = draw(st.sampled_from([*LINK_IDS, earlier["relation_id"]]))
+    clash = draw(
+        st.sampled_from(
+            [
+                link_item(s, t, rtype),
+                link_item(t, s, rtype),
+                link_item(ss, st_, stype),
+                link_item(st_, ss, stype),
+                link_item("a", "f", "duplicates", reused_id),
+            ]
+        )
+    )
+    tail = [link_item("b", "e", "supports")] if draw(st.booleans()) else []
+    return [*items, clash, *tail]
+
+
 FILTERS = {
     "user_id": maybe(st.sampled_from(["u1", "u2"])),
     "agent_id": IDS,
@@ -177,9 +267,7 @@ FILTERS = {
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("fuzz") / "template.db"
     with GraphMemory(path) as memory:
-        for rid, rtype in zip(
-            MEMORY_IDS, ("memory", "memory", "fact", "fact", "preference", "guideline"), strict=True
-        ):
+        for rid, rtype in MEMORY_TYPES.items():
             memory.add_memory(
                 f"memory {rid} about pizza",
                 memory_id=rid,
@@ -221,6 +309,15 @@ def call_checked(path: Path, method: str, args: tuple[Any, ...], kw: dict[str, A
             raise AssertionError(f"{method}{args!r:.300} {kw!r:.300} raised {exc!r:.300}") from exc
 
 
+def call_conflicting(path: Path, method: str, items: list[dict[str, Any]]) -> None:
+    """A batch whose last items conflict: ConflictError, and the earlier items are not kept."""
+    with GraphMemory(path) as memory:
+        before = full_dump(path)
+        with pytest.raises(ConflictError):
+            getattr(memory, method)(items)
+    assert full_dump(path) == before
+
+
 @FUZZ
 @given(
     content=CONTENT, kw=MEMORY_ITEM.map(lambda d: {k: v for k, v in d.items() if k != "content"})
@@ -230,9 +327,19 @@ def test_fuzz_add_memory_raises_only_graphmem_errors(fresh: Any, content: Any, k
 
 
 @FUZZ
-@given(items=st.lists(maybe(MEMORY_ITEM), max_size=3) | st.lists(JUNK, max_size=2))
+@given(
+    items=st.lists(maybe(MEMORY_ITEM), max_size=3)
+    | st.lists(JUNK, max_size=2)
+    | st.lists(VALID_MEMORY_ITEM, min_size=2, max_size=4)
+)
 def test_fuzz_add_memories_raises_only_graphmem_errors(fresh: Any, items: Any) -> None:
     call_checked(fresh(), "add_memories", (items,), {})
+
+
+@FUZZ
+@given(items=memories_with_late_conflict())
+def test_fuzz_add_memories_late_conflict_changes_nothing(fresh: Any, items: Any) -> None:
+    call_conflicting(fresh(), "add_memories", items)
 
 
 @FUZZ
@@ -280,9 +387,19 @@ def test_fuzz_link_records_raises_only_graphmem_errors(fresh: Any, kw: Any) -> N
 
 
 @FUZZ
-@given(items=st.lists(maybe(LINK_ITEM), max_size=3) | st.lists(JUNK, max_size=2))
+@given(
+    items=st.lists(maybe(LINK_ITEM), max_size=3)
+    | st.lists(JUNK, max_size=2)
+    | st.lists(VALID_LINK_ITEM, min_size=2, max_size=4)
+)
 def test_fuzz_add_record_links_raises_only_graphmem_errors(fresh: Any, items: Any) -> None:
     call_checked(fresh(), "add_record_links", (items,), {})
+
+
+@FUZZ
+@given(items=links_with_late_conflict())
+def test_fuzz_add_record_links_late_conflict_changes_nothing(fresh: Any, items: Any) -> None:
+    call_conflicting(fresh(), "add_record_links", items)
 
 
 @FUZZ
@@ -328,11 +445,31 @@ def test_fuzz_list_record_links_raises_only_graphmem_errors(fresh: Any, kw: Any)
     call_checked(fresh(), "list_record_links", (), kw)
 
 
+def file_state(target: object) -> object:
+    """What a constructor given ``target`` could change there, read without graphmem.
+
+    An SQLite file (or an empty one, which SQLite takes as an empty database) by
+    its schema and rows; any other file by its bytes; a directory by its entries.
+    """
+    if not isinstance(target, Path):
+        return None
+    if target.is_dir():
+        return sorted(p.name for p in target.iterdir())
+    if not target.exists():
+        return ("missing", target.parent.exists())
+    data = target.read_bytes()
+    if data == b"" or data.startswith(b"SQLite format 3\x00"):
+        return ("sqlite", full_dump(target))
+    return ("bytes", data)
+
+
+CONNECTIONS = ["copy", "empty", ":memory:", "directory", "missing-dir", "garbage"]
+
+
 @FUZZ
 @given(
     connection=st.one_of(
-        JUNK.filter(lambda v: not isinstance(v, str)),
-        st.sampled_from(["copy", ":memory:", "directory", "missing-dir", "garbage"]),
+        JUNK.filter(lambda v: not isinstance(v, str)), st.sampled_from(CONNECTIONS)
     ),
     kw=kwargs(
         embedder=maybe(st.just(HashingEmbedder(dim=16))),
@@ -342,12 +479,22 @@ def test_fuzz_list_record_links_raises_only_graphmem_errors(fresh: Any, kw: Any)
         schema_policy=maybe(st.sampled_from(list(SchemaPolicy))),
     ),
 )
+@example(connection="empty", kw={"schema_policy": SchemaPolicy.REQUIRE_EXISTING})
+@example(
+    connection="copy",
+    kw={"memory_store_id": "other", "schema_policy": SchemaPolicy.REQUIRE_EXISTING},
+)
+@example(connection="garbage", kw={})
 def test_fuzz_constructor_raises_only_graphmem_errors(fresh: Any, connection: Any, kw: Any) -> None:
+    """A rejected constructor leaves the file (or directory) it was given as it was."""
     path = fresh()
     target: Any = connection
     named = connection if isinstance(connection, str) else None  # numpy arrays refuse ==
     if named == "copy":
         target = path
+    elif named == "empty":
+        target = path.with_suffix(".empty")
+        target.write_bytes(b"")
     elif named == "directory":
         target = path.parent
     elif named == "missing-dir":
@@ -355,12 +502,12 @@ def test_fuzz_constructor_raises_only_graphmem_errors(fresh: Any, connection: An
     elif named == "garbage":
         target = path.with_suffix(".garbage")
         target.write_bytes(b"not a database" * 100)
-    before = full_dump(path)
+    before = file_state(target)
     try:
         GraphMemory(target, **kw).close()
     except GraphMemError as exc:
         assert_readable(exc)
-        assert full_dump(path) == before
+        assert file_state(target) == before
     except Exception as exc:
         raise AssertionError(f"GraphMemory({target!r:.100}, {kw!r:.300}) raised {exc!r}") from exc
 
@@ -396,3 +543,14 @@ def test_fuzz_add_memories_rejects_item_with_mixed_key_types(memory: GraphMemory
 def test_fuzz_add_record_links_rejects_item_with_mixed_key_types(memory: GraphMemory) -> None:
     with pytest.raises(InvalidArgumentError):
         memory.add_record_links([{0: 1, None: 2}])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="SQLite creates the file on connect and sets WAL before the schema check",
+)
+def test_fuzz_constructor_require_existing_leaves_no_new_file(tmp_path: Path) -> None:
+    target = tmp_path / "typo.db"
+    with pytest.raises(SchemaError):
+        GraphMemory(target, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
