@@ -27,7 +27,7 @@ from graphmem.stores.sql_store import SqlStore
 __all__ = ["SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 

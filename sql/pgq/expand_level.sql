@@ -69,8 +69,13 @@ FROM (
                         WHERE r.root_id = f.root_id AND r.node_id = g.node_id)
                   AND NOT EXISTS (
                         SELECT 1 FROM graphmem_link y
-                        WHERE ((y.source_id = g.parent_id AND y.target_id = g.node_id)
-                               OR (y.source_id = g.node_id AND y.target_id = g.parent_id))
+                        WHERE y.source_id = g.parent_id AND y.target_id = g.node_id
+                          AND (y.created_at < g.link_created_at
+                               OR (y.created_at = g.link_created_at
+                                   AND y.relation_id < g.relation_id)))
+                  AND NOT EXISTS (
+                        SELECT 1 FROM graphmem_link y
+                        WHERE y.source_id = g.node_id AND y.target_id = g.parent_id
                           AND (y.created_at < g.link_created_at
                                OR (y.created_at = g.link_created_at
                                    AND y.relation_id < g.relation_id)))
@@ -101,8 +106,13 @@ FROM (
                         WHERE r.root_id = f.root_id AND r.node_id = g.node_id)
                   AND NOT EXISTS (
                         SELECT 1 FROM graphmem_link y
-                        WHERE ((y.source_id = g.parent_id AND y.target_id = g.node_id)
-                               OR (y.source_id = g.node_id AND y.target_id = g.parent_id))
+                        WHERE y.source_id = g.parent_id AND y.target_id = g.node_id
+                          AND (y.created_at < g.link_created_at
+                               OR (y.created_at = g.link_created_at
+                                   AND y.relation_id < g.relation_id)))
+                  AND NOT EXISTS (
+                        SELECT 1 FROM graphmem_link y
+                        WHERE y.source_id = g.node_id AND y.target_id = g.parent_id
                           AND (y.created_at < g.link_created_at
                                OR (y.created_at = g.link_created_at
                                    AND y.relation_id < g.relation_id)))
