@@ -26,9 +26,6 @@ from graphmem.models import MemoryRecord, RecordRelation
 
 __all__ = ["LinkedNode", "NewLink", "NewMemory", "Store", "memory_from_row", "relation_from_row"]
 
-NO_CAP = 2**31 - 1
-"""The ``:cap`` bound for ``max_linked_results=None``: more than any root can reach."""
-
 
 @dataclass(frozen=True)
 class NewMemory:
@@ -278,8 +275,8 @@ class Store(ABC):
         reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
         loop ends when every root is full or a level reaches nothing. The level
         statement itself reads and writes only what ``cap`` can keep (a hub's
-        other links are never read), so a level costs O(cap) per frontier node
-        whatever the degrees.
+        other links are never read), so a capped level costs O(cap) per frontier
+        node whatever the degrees; without a cap every link is read anyway.
         """
         self._run("reset-traversal-reached")
         self._run("reset-traversal-roots")
@@ -289,7 +286,10 @@ class Store(ABC):
         counts = dict.fromkeys(root_ids, 0)
         open_roots = len(roots)
         for depth in range(1, num_hops + 1):
-            self._run("expand-level", depth=depth, cap=NO_CAP if cap is None else cap, **binds)
+            if cap is None:
+                self._run("expand-level-uncapped", depth=depth, **binds)
+            else:
+                self._run("expand-level", depth=depth, cap=cap, **binds)
             reached = self._run("count-level", depth=depth).fetchall()
             if not reached:
                 return
