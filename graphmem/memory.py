@@ -19,8 +19,8 @@ from graphmem.core.validation import (
     check_non_negative,
     check_optional_id,
     check_positive,
+    check_query,
     check_record_types,
-    check_text,
     check_timestamp,
     utc_now,
 )
@@ -305,9 +305,7 @@ class GraphMemory(LinkOperations, MemoryWrites):
             SchemaError: the store holds vectors of another embedder.
         """
         self._check_open()
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidArgumentError("query", "must be a non-empty string")
-        check_text("query", query)
+        check_query(query)
         filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
         k = check_non_negative("max_results", max_results)
         hops = check_hops(num_hops)

@@ -79,7 +79,7 @@ def test_store_records_schema_version(db_path: Path) -> None:
         ).fetchone()
     finally:
         conn.close()
-    assert row == ("2",)
+    assert row == ("3",)
 
 
 def test_store_records_embedding_dimension(db_path: Path) -> None:
@@ -234,7 +234,7 @@ def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
     version = conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()
-    assert version == ("2",)
+    assert version == ("3",)
     conn.close()
 
 

@@ -18,6 +18,7 @@ from graphmem.core.tree import MAX_HOPS
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
+    "MAX_CONTENT_LENGTH",
     "MAX_COUNT",
     "MAX_ID_LENGTH",
     "SearchFilters",
@@ -30,6 +31,7 @@ __all__ = [
     "check_non_negative",
     "check_optional_id",
     "check_positive",
+    "check_query",
     "check_record_type",
     "check_record_types",
     "check_text",
@@ -41,6 +43,10 @@ __all__ = [
 ]
 
 MAX_ID_LENGTH = 128
+MAX_CONTENT_LENGTH = 100_000
+"""Characters of memory content and of a search query. Far above what an embedding
+model reads (a few thousand tokens), and it keeps one call's embedding work and
+memory small (10 MB of text took seconds and over a GB in the embedder)."""
 _INT64 = 2**63
 
 
@@ -108,10 +114,26 @@ def check_content(value: object) -> str:
     """Memory content: a string with some non-whitespace text."""
     if not isinstance(value, str):
         raise InvalidArgumentError("content", f"must be a string, not {type(value).__name__}")
+    _check_length("content", value)
     check_text("content", value)
     if not value.strip():
         raise InvalidArgumentError("content", "must contain some text")
     return value
+
+
+def check_query(value: object) -> str:
+    """A search query: a string with some text, at most MAX_CONTENT_LENGTH characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgumentError("query", "must be a non-empty string")
+    _check_length("query", value)
+    return check_text("query", value)
+
+
+def _check_length(argument: str, value: str) -> None:
+    if len(value) > MAX_CONTENT_LENGTH:
+        raise InvalidArgumentError(
+            argument, f"must be at most {MAX_CONTENT_LENGTH} characters; got {len(value)}"
+        )
 
 
 def check_record_type(argument: str, value: object) -> str:

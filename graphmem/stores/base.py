@@ -306,7 +306,10 @@ class Store(ABC):
 
         Depth leads the rank, so a root stops expanding at the level where it
         reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
-        loop ends when every root is full or a level reaches nothing.
+        loop ends when every root is full or a level reaches nothing. The level
+        statement itself reads and writes only what ``cap`` can keep (a hub's
+        other links are never read), so a capped level costs O(cap) per frontier
+        node whatever the degrees; without a cap every link is read anyway.
         """
         self._run("reset-traversal-reached")
         self._run("reset-traversal-roots")
@@ -316,7 +319,10 @@ class Store(ABC):
         counts = dict.fromkeys(root_ids, 0)
         open_roots = len(roots)
         for depth in range(1, num_hops + 1):
-            self._run("expand-level", depth=depth, **binds)
+            if cap is None:
+                self._run("expand-level-uncapped", depth=depth, **binds)
+            else:
+                self._run("expand-level", depth=depth, cap=cap, **binds)
             reached = self._run("count-level", depth=depth).fetchall()
             if not reached:
                 return

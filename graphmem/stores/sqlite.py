@@ -28,7 +28,7 @@ from graphmem.stores.sql_store import SqlStore
 __all__ = ["SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 
@@ -58,7 +58,10 @@ class SqliteStore(SqlStore):
     ) -> None:
         self._sql = load_statements("sqlite", prefix)
         # The traversal level is SQL/PGQ text shared with Oracle, run here lowered.
-        self._pgq = {"expand-level": load_pgq_statement("expand-level", prefix, "sqlite")}
+        self._pgq = {
+            name: load_pgq_statement(name, prefix, "sqlite")
+            for name in ("expand-level", "expand-level-uncapped")
+        }
         self._prefix = prefix
         self._lock = threading.RLock()
         self._depth = 0

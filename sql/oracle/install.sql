@@ -118,6 +118,12 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_SOURCE_WALK_IX
 CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_TARGET_WALK_IX
     ON GRAPHMEM_LINK (target_id, created_at, relation_id, source_id);
 
+-- The earliest link between two given memories, for the traversal's per-level
+-- bound (expand-level counts a neighbour once, by its earliest link): a lookup
+-- by both ends that never walks a hub's other links.
+CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_PAIR_IX
+    ON GRAPHMEM_LINK (source_id, target_id, created_at, relation_id);
+
 -- Work tables of one read (SQLite keeps them in its per-connection temp schema,
 -- sql/sqlite/session.sql). Rows are private to the session and live until the
 -- end of the transaction (ON COMMIT DELETE ROWS): graphmem fills and reads them

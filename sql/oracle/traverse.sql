@@ -2,7 +2,8 @@
 --
 -- graphmem.stores.oracle.OracleStore runs, for one search: reset-traversal-*,
 -- insert-traversal-root and open-traversal-root for every direct result, then
--- expand-level (sql/pgq/expand_level.sql: GRAPH_TABLE, run natively, or lowered
+-- expand-level (sql/pgq/expand_level.sql; expand-level-uncapped
+-- when max_linked_results is None: GRAPH_TABLE, run natively, or lowered
 -- to plain SQL by graphmem.pgq when use_native_pgq=False) for depth 1..num_hops,
 -- each followed by count-level (stopping early once every root holds
 -- max_linked_results nodes or a level reaches nothing), trim-traversal-root and

@@ -79,6 +79,12 @@ CREATE INDEX IF NOT EXISTS graphmem_link_source_walk_ix
 CREATE INDEX IF NOT EXISTS graphmem_link_target_walk_ix
     ON graphmem_link (target_id, created_at, relation_id, source_id);
 
+-- The earliest link between two given memories, for the traversal's per-level
+-- bound (expand-level counts a neighbour once, by its earliest link): a lookup
+-- by both ends that never walks a hub's other links.
+CREATE INDEX IF NOT EXISTS graphmem_link_pair_ix
+    ON graphmem_link (source_id, target_id, created_at, relation_id);
+
 -- The search filters of a reached memory, readable without its row (which holds
 -- the content and the embedding).
 CREATE INDEX IF NOT EXISTS graphmem_memory_filter_ix
@@ -168,5 +174,5 @@ BEGIN
 END;
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '2')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '3')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;

@@ -2,7 +2,8 @@
 --
 -- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal-*,
 -- insert-traversal-root for every direct result, then expand-level
--- (sql/pgq/expand_level.sql, the SQL/PGQ text lowered by graphmem.pgq) for depth
+-- (sql/pgq/expand_level.sql; expand-level-uncapped
+-- when max_linked_results is None, the SQL/PGQ text lowered by graphmem.pgq) for depth
 -- 1..num_hops, each followed by count-level (stopping early once every root
 -- holds max_linked_results nodes or a level reaches nothing) and
 -- trim-traversal-root and close-traversal-root for roots that are full, then

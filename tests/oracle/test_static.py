@@ -69,12 +69,13 @@ def test_statement_parses_as_oracle(name: str) -> None:
     assert not isinstance(parsed, exp.Command), "sqlglot fell back to an opaque command"
 
 
-def test_expand_level_lowers_to_oracle_sql() -> None:
+@pytest.mark.parametrize("name", ["expand-level", "expand-level-uncapped"])
+def test_expand_level_lowers_to_oracle_sql(name: str) -> None:
     pgq = _pgq()
     graph = pgq.parse_property_graph(PGQ["create-property-graph"].sql)
-    lowered = pgq.lower(PGQ["expand-level"].sql, graph, dialect="oracle")
+    lowered = pgq.lower(PGQ[name].sql, graph, dialect="oracle")
     assert not isinstance(sqlglot.parse_one(lowered, read="oracle"), exp.Command)
-    assert bind_names(lowered) == PGQ["expand-level"].binds
+    assert bind_names(lowered) == PGQ[name].binds
 
 
 def test_install_graph_is_the_shared_graph_text() -> None:
@@ -203,8 +204,8 @@ class FakeCursor:
         for stmt in (*ORACLE.values(), *PGQ.values()):
             if stmt.sql == sql:
                 return stmt
-        if sql == self.conn.lowered:
-            return PGQ["expand-level"]
+        if sql in self.conn.lowered:
+            return PGQ[self.conn.lowered[sql]]
         raise AssertionError(f"not a statement of sql/oracle or sql/pgq:\n{sql}")
 
     def execute(self, sql: str, binds: dict[str, Any] | None = None) -> None:
@@ -260,7 +261,7 @@ class FakeConnection:
         self.autocommit = False
         self.autocommit_seen: list[bool] = []
         self.meta: dict[str, str] = {}  # graphmem_meta rows that get-meta finds
-        self.lowered: str | None = None
+        self.lowered: dict[str, str] = {}  # lowered text -> statement name
         self.commits = self.rollbacks = 0
         self.closed = False
         self.scripts = {s for n in ("install", "uninstall", "session") for s in _script(n)}
@@ -372,6 +373,8 @@ def _exercise(store: OracleStore) -> None:
     assert ids == ["m1"] and matrix.shape == (1, 2)
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=1))
     assert [n.entry.node for n in nodes] == ["m2"]
+    nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=None))
+    assert [n.entry.node for n in nodes] == ["m2"]
     store.delete_link("r1")
     store.delete_memory("m1")
     store.uninstall()
@@ -383,16 +386,18 @@ def _exercise(store: OracleStore) -> None:
 def test_store_sends_every_oracle_statement(conn: FakeConnection) -> None:
     _exercise(OracleStore(conn))
     sent = set(conn.names())
-    assert sent - {"<script>"} == set(ORACLE) | {"expand-level"}
+    assert sent - {"<script>"} == set(ORACLE) | {"expand-level", "expand-level-uncapped"}
 
 
 def test_store_lowered_expand_level_when_native_pgq_is_off(conn: FakeConnection) -> None:
     _pgq()
-    conn.lowered = load_pgq_statement("expand-level", lower_to="oracle").sql
-    assert "GRAPH_TABLE" not in conn.lowered.upper()
+    names = ("expand-level", "expand-level-uncapped")
+    conn.lowered = {load_pgq_statement(n, lower_to="oracle").sql: n for n in names}
+    assert all("GRAPH_TABLE" not in sql.upper() for sql in conn.lowered)
     store = OracleStore(conn, use_native_pgq=False)
     list(store.linked_context(["m1"], SearchFilters(), num_hops=1, max_linked_results=None))
-    assert "expand-level" in conn.names()
+    list(store.linked_context(["m1"], SearchFilters(), num_hops=1, max_linked_results=3))
+    assert set(names) <= set(conn.names())
 
 
 def test_store_runs_install_when_tables_are_missing(conn: FakeConnection) -> None:

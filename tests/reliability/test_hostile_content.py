@@ -22,7 +22,7 @@ TEXTS = {
     "quotes": "He said \"hi\" & 'bye' `tick`",
     "entities": "&amp; &lt; &#60; &#x3c; & && ;",
     "nul": "before\x00after",
-    "long": "pizza " + "x" * 100_000,
+    "long": "pizza " + "x" * 99_994,  # exactly MAX_CONTENT_LENGTH characters
     "emoji": "pizza 🍕 family 👩‍👩‍👧 flag 🇫🇷",
     "rtl": "שלום \u202ereversed\u202c مرحبا",
     "combining": "e\u0301 a\u0308\u0308 Z\u0351\u0352\u0353 \u200b zero width",
