@@ -14,7 +14,7 @@ TOO_LONG = "a" * (MAX_CONTENT_LENGTH + 1)
 def test_content_limit_add_memory_rejects_and_stores_nothing(memory: GraphMemory) -> None:
     with pytest.raises(InvalidArgumentError, match="content") as caught:
         memory.add_memory(TOO_LONG, memory_id="big")
-    assert caught.value.argument == "memories[1].content"
+    assert caught.value.argument == "content"
     assert str(MAX_CONTENT_LENGTH) in str(caught.value)
     assert memory.list_memories() == []
 
