@@ -27,7 +27,6 @@ from graphmem.core.validation import (
     expiry,
     utc_now,
 )
-from graphmem.core.vector import cosine_distances, top_k
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
@@ -386,14 +385,8 @@ class GraphMemory(LinkOperations):
         include_invalid = bool(include_invalid_results)
         vector = self._embed_one(query)
         with self._store.transaction(write=False):
-            ids, matrix = self._store.search_candidates(filters, include_invalid)
-            if ids and matrix.shape[1] != vector.shape[0]:
-                raise InvalidArgumentError(
-                    "embedder",
-                    f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
-                )
-            hits = top_k(ids, cosine_distances(matrix, vector), k)
+            hits = self._store.nearest(filters, vector, k, include_invalid)
             roots = [record_id for record_id, _ in hits]
-            linked = list(self._store.linked_context(roots, filters, hops, cap))
+            linked = list(self._store.expand(roots, filters, hops, cap))
             records = self._store.get_memories(roots + [n.entry.node for n in linked])
         return assemble_results(hits, records, linked, include_invalid)

@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.assemble import LinkedNode
 from graphmem.core.metadata import filterable_entries
+from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, format_time
+from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
-from graphmem.stores.base import NewLink, NewMemory, Store, memory_from_row, relation_from_row
+from graphmem.stores.base import NewLink, NewMemory, Store
+from graphmem.stores.rows import memory_from_row, relation_from_row
 
 __all__ = ["SqlStore", "dump_json", "optional_time"]
 
@@ -43,6 +47,14 @@ class SqlStore(Store):
     _dim: int | None
 
     # dialect hooks ------------------------------------------------------------
+
+    @abstractmethod
+    def _run(self, name: str, **binds: Any) -> Any:
+        """Execute one named statement (dialect folder or sql/pgq/); returns a cursor."""
+
+    @abstractmethod
+    def _run_many(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Execute one named statement once per row of binds."""
 
     @abstractmethod
     def _id_binds(self, ids: list[str]) -> list[str]:
@@ -279,3 +291,91 @@ class SqlStore(Store):
             return [], np.zeros((0, self._dim or 0), dtype=np.float32)
         flat = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
         return [r[0] for r in rows], flat.reshape(len(rows), -1)
+
+    def nearest(
+        self,
+        filters: SearchFilters,
+        vector: npt.NDArray[np.float32],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        # Exact distances in numpy over the candidates SQL selects: on SQLite this
+        # measures faster than any in-database scoring (bench/search.py).
+        with self.transaction(write=False):
+            ids, matrix = self.search_candidates(filters, include_invalid)
+        if ids and matrix.shape[1] != vector.shape[0]:
+            raise InvalidArgumentError(
+                "embedder",
+                f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
+            )
+        return top_k(ids, cosine_distances(matrix, vector), k)
+
+    # traversal: the level loop is the same for every SQL store ------------------
+
+    def expand(
+        self,
+        roots: Sequence[str],
+        filters: SearchFilters,
+        hops: int,
+        cap: int | None,
+    ) -> Iterable[LinkedNode]:
+        return self.linked_context(roots, filters, hops, cap)
+
+    def linked_context(
+        self,
+        root_ids: Sequence[str],
+        filters: SearchFilters,
+        num_hops: int,
+        max_linked_results: int | None,
+    ) -> Iterator[LinkedNode]:
+        """The kept nodes of every root's tree (SPEC section 3), in rank order per root."""
+        if not root_ids or num_hops == 0 or max_linked_results == 0:
+            return iter(())
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            self._grow_trees(root_ids, binds, num_hops, max_linked_results)
+            rows = self._run("select-linked-context").fetchall()
+        return (
+            LinkedNode(
+                root_id=r[0],
+                entry=TreeEntry(
+                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
+                ),
+                relation=relation_from_row(r[5:]),
+            )
+            for r in rows
+        )
+
+    def _grow_trees(
+        self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
+    ) -> None:
+        """Fill the work tables one level per ``expand-level`` (see traverse.sql).
+
+        Depth leads the rank, so a root stops expanding at the level where it
+        reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
+        loop ends when every root is full or a level reaches nothing.
+        """
+        self._run("reset-traversal-reached")
+        self._run("reset-traversal-roots")
+        roots = [{"root_id": r} for r in root_ids]
+        self._run_many("insert-traversal-root", roots)
+        self._run_many("open-traversal-root", roots)
+        counts = dict.fromkeys(root_ids, 0)
+        open_roots = len(roots)
+        for depth in range(1, num_hops + 1):
+            self._run("expand-level", depth=depth, **binds)
+            reached = self._run("count-level", depth=depth).fetchall()
+            if not reached:
+                return
+            full: list[dict[str, Any]] = []
+            for root_id, count in sorted(reached):
+                before = counts[root_id]
+                counts[root_id] = before + int(count)
+                if cap is not None and counts[root_id] >= cap:
+                    full.append({"root_id": root_id, "depth": depth, "keep": cap - before})
+            if full:
+                self._run_many("trim-traversal-root", full)
+                self._run_many("close-traversal-root", [{"root_id": f["root_id"]} for f in full])
+                open_roots -= len(full)
+            if open_roots == 0:
+                return
