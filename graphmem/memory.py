@@ -59,7 +59,8 @@ class GraphMemory(LinkOperations):
     Args:
         connection: a path to a SQLite file (created on first use) or ``":memory:"``;
             or, for Oracle AI Database, an ``oracledb.ConnectionPool``, an
-            ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
+            ``oracledb.Connection`` or a DSN ``user/password@host:port/service``;
+            or any :class:`~graphmem.stores.base.Store` instance, used as is.
         embedder: turns text into vectors; default :class:`HashingEmbedder` (offline).
         memory_store_id: prefixes every table, so several stores share one database;
             ``^[A-Za-z][A-Za-z0-9_]{0,29}$``. An SQL identifier, so case-insensitive:
