@@ -8,20 +8,13 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from graphmem.core.assemble import assemble_results
 from graphmem.core.validation import (
-    SearchFilters,
     check_content,
-    check_hops,
     check_id,
     check_metadata,
-    check_metadata_filter,
-    check_non_negative,
     check_optional_id,
     check_positive,
     check_record_type,
-    check_record_types,
-    check_text,
     check_timestamp,
     check_ttl_days,
     expiry,
@@ -30,7 +23,8 @@ from graphmem.core.validation import (
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
-from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
+from graphmem.models import MemoryRecord, SchemaPolicy
+from graphmem.search.operations import SearchOperations
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
 from graphmem.stores import open_store
 from graphmem.stores.base import NewMemory
@@ -53,7 +47,7 @@ _MEMORY_KEYS = frozenset(
 _EMBED_BATCH = 1024
 
 
-class GraphMemory(LinkOperations):
+class GraphMemory(LinkOperations, SearchOperations):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
@@ -319,75 +313,3 @@ class GraphMemory(LinkOperations):
         check_id("memory_id", memory_id)
         if not self._store.delete_memory(memory_id):
             raise NotFoundError(f"memory_id: no memory {memory_id!r}")
-
-    # search ---------------------------------------------------------------------
-
-    def _filters(
-        self,
-        user_id: object,
-        agent_id: object,
-        thread_id: object,
-        record_types: object,
-        metadata_filter: object,
-    ) -> SearchFilters:
-        return SearchFilters(
-            user_id=check_optional_id("user_id", user_id),
-            agent_id=check_optional_id("agent_id", agent_id),
-            thread_id=check_optional_id("thread_id", thread_id),
-            record_types=check_record_types(record_types),
-            metadata_filter=check_metadata_filter(metadata_filter),
-            now=self._clock(),
-        )
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        thread_id: str | None = None,
-        record_types: Iterable[str] | None = None,
-        metadata_filter: Mapping[str, Any] | None = None,
-        max_results: int = 10,
-        num_hops: int = 0,
-        max_linked_results: int | None = 100,
-        include_invalid_results: bool = False,
-    ) -> list[SearchResult]:
-        """Exact vector search plus the linked-context tree of each direct result.
-
-        Args:
-            query: the text to search for.
-            user_id: scope filter, applied to direct results and linked context.
-            agent_id: scope filter, likewise.
-            thread_id: scope filter, likewise.
-            record_types: only these record types, likewise.
-            metadata_filter: ``{key: value}`` equalities, likewise.
-            max_results: at most this many direct results (>= 0).
-            num_hops: follow links this far (0..5) in both directions.
-            max_linked_results: linked memories kept per direct result across all
-                hops (>= 0; 0 turns linked context off; None keeps all).
-            include_invalid_results: also return invalid memories as direct results
-                (linked context may hold invalid history regardless).
-
-        Returns:
-            Direct results by cosine distance (ties by id), each with its tree.
-        """
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidArgumentError("query", "must be a non-empty string")
-        check_text("query", query)
-        filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
-        k = check_non_negative("max_results", max_results)
-        hops = check_hops(num_hops)
-        cap = (
-            None
-            if max_linked_results is None
-            else check_non_negative("max_linked_results", max_linked_results)
-        )
-        include_invalid = bool(include_invalid_results)
-        vector = self._embed_one(query)
-        with self._store.transaction(write=False):
-            hits = self._store.nearest(filters, vector, k, include_invalid)
-            roots = [record_id for record_id, _ in hits]
-            linked = list(self._store.expand(roots, filters, hops, cap))
-            records = self._store.get_memories(roots + [n.entry.node for n in linked])
-        return assemble_results(hits, records, linked, include_invalid)
