@@ -279,36 +279,20 @@ class SqlStore(Store):
 
     # search -----------------------------------------------------------------------
 
-    def search_candidates(
-        self, filters: SearchFilters, include_invalid: bool
-    ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            rows = self._run(
-                "select-search-candidates", include_invalid=int(include_invalid), **binds
-            ).fetchall()
-        if not rows:
-            return [], np.zeros((0, self._dim or 0), dtype=np.float32)
-        flat = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
-        return [r[0] for r in rows], flat.reshape(len(rows), -1)
-
-    def nearest(
-        self,
-        filters: SearchFilters,
-        vector: npt.NDArray[np.float32],
-        k: int,
-        include_invalid: bool,
+    def _rank_rows(
+        self, rows: Sequence[Any], vector: npt.NDArray[np.float32], k: int
     ) -> list[tuple[str, float]]:
-        # Exact distances in numpy over the candidates SQL selects: on SQLite this
-        # measures faster than any in-database scoring (bench/search.py).
-        with self.transaction(write=False):
-            ids, matrix = self.search_candidates(filters, include_invalid)
-        if ids and matrix.shape[1] != vector.shape[0]:
+        """Exact top ``k`` of ``(record_id, embedding)`` rows by cosine distance."""
+        if not rows:
+            return []
+        flat = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
+        matrix = flat.reshape(len(rows), -1)
+        if matrix.shape[1] != vector.shape[0]:
             raise InvalidArgumentError(
                 "embedder",
                 f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
             )
-        return top_k(ids, cosine_distances(matrix, vector), k)
+        return top_k([r[0] for r in rows], cosine_distances(matrix, vector), k)
 
     # traversal: the level loop is the same for every SQL store ------------------
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, SchemaError
 from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
@@ -192,3 +193,21 @@ class SqliteStore(SqlStore):
 
     def _vector_bind(self, vector: npt.NDArray[np.float32]) -> bytes:
         return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+    # search -------------------------------------------------------------------
+
+    def nearest(
+        self,
+        filters: SearchFilters,
+        vector: npt.NDArray[np.float32],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        # Exact distances in numpy over every candidate: on SQLite this measures
+        # faster than scoring inside the database (bench/search.py, sqlite-vec).
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            rows = self._run(
+                "select-search-candidates", include_invalid=int(include_invalid), **binds
+            ).fetchall()
+        return self._rank_rows(rows, vector, k)
