@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.core.relations import MEMORY_TYPES, resolve_opposite
+from graphmem.core.record_types import LINKABLE_TYPES
+from graphmem.core.relations import resolve_opposite
 from graphmem.core.validation import (
     check_id,
     check_metadata,
@@ -43,10 +44,10 @@ _LOOKUP_BATCH = 5000
 
 
 def _check_endpoint_type(argument: str, value: object) -> str:
-    if value not in MEMORY_TYPES:
+    if value not in LINKABLE_TYPES:
         raise InvalidArgumentError(
             argument,
-            f"only memory-like records can be linked ({', '.join(MEMORY_TYPES)}); got {value!r}",
+            f"only memory-like records can be linked ({', '.join(LINKABLE_TYPES)}); got {value!r}",
         )
     assert isinstance(value, str)
     return value

@@ -6,32 +6,31 @@ import json
 import re
 from typing import Any
 
+from graphmem.core.record_types import RECORD_TYPE_NAMES
 from graphmem.models import SearchResult, SearchResultFormatConfig
 
 __all__ = ["escape_attribute", "escape_text", "render_result"]
 
 _ELEMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-_RESERVED = frozenset(
-    {
-        "record_id",
-        "thread_id",
-        "estimated_relevance",
-        "timestamp",
-        "role",
-        "user_id",
-        "agent_id",
-        "status",
-        "content",
-        "linked_records",
-        "linked_record",
-        "relation_type",
-        "memory",
-        "fact",
-        "preference",
-        "guideline",
-        "message",
-        "metadata",
-    }
+_RESERVED = (
+    frozenset(
+        {
+            "record_id",
+            "thread_id",
+            "estimated_relevance",
+            "timestamp",
+            "role",
+            "user_id",
+            "agent_id",
+            "status",
+            "content",
+            "linked_records",
+            "linked_record",
+            "relation_type",
+            "metadata",
+        }
+    )
+    | RECORD_TYPE_NAMES
 )
 _INDENT = "  "
 

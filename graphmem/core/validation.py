@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from graphmem.core.metadata import filterable_entries
-from graphmem.core.relations import MEMORY_TYPES
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.tree import MAX_HOPS
 from graphmem.errors import InvalidArgumentError
 
@@ -287,20 +287,17 @@ class SearchFilters:
     def binds(self) -> dict[str, Any]:
         """Bind values shared by every filtered statement.
 
-        Record types are four binds (there are four memory-like types; unused ones
-        are NULL) so that the statements stay plain, portable SQL.
+        The record types are one bind, a JSON array (all memory-like types when
+        the filter has none), so no statement depends on how many types exist.
         """
         now = self.now or utc_now()
-        types: list[str | None] = list(self.record_types or MEMORY_TYPES)
-        types += [None] * (len(MEMORY_TYPES) - len(types))
-        binds: dict[str, Any] = {
+        return {
             "user_id": self.user_id,
             "agent_id": self.agent_id,
             "thread_id": self.thread_id,
+            "record_types": json.dumps(list(self.record_types or MEMORY_TYPES)),
             "now": format_time(now),
         }
-        binds.update({f"record_type_{i}": t for i, t in enumerate(types, start=1)})
-        return binds
 
     def metadata_pairs(self) -> list[tuple[str, str]]:
         """The metadata filter as ``(key, canonical value)`` pairs, sorted by key."""

@@ -25,11 +25,14 @@ from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
 from graphmem.stores.sql_store import SqlStore
 
-__all__ = ["SqliteStore"]
+__all__ = ["SCHEMA_TABLES", "SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
 SCHEMA_VERSION = "2"
 """The version install.sql writes; an older store is upgraded by re-running it."""
+SCHEMA_TABLES = 4
+"""Tables that ``count-schema-tables`` finds in a complete schema (whatever the
+number of record types: every memory-like type lives in the one memory table)."""
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -91,12 +94,12 @@ class SqliteStore(SqlStore):
                 conn.execute("PRAGMA synchronous = NORMAL")
             tables = self._run("count-schema-tables").fetchone()[0]
             version = None
-            if tables == 4:
+            if tables == SCHEMA_TABLES:
                 row = self._run("get-meta", meta_key="schema_version").fetchone()
                 version = None if row is None else row[0]
             if version != SCHEMA_VERSION:
                 if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
-                    found = "no schema" if tables < 4 else f"schema version {version}"
+                    found = "no schema" if tables < SCHEMA_TABLES else f"schema version {version}"
                     raise SchemaError(
                         f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
                         f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "

@@ -18,7 +18,9 @@ WITH c AS (
     WHERE m.user_id = :user_id
       AND (:agent_id IS NULL OR m.agent_id = :agent_id)
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-      AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+      AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
       AND (m.expires_at IS NULL OR m.expires_at > :now)
       AND NOT EXISTS (
             SELECT 1 FROM graphmem_filter f
@@ -35,7 +37,9 @@ WITH c AS (
     WHERE :user_id IS NULL
       AND (:agent_id IS NULL OR m.agent_id = :agent_id)
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-      AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+      AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
       AND (m.expires_at IS NULL OR m.expires_at > :now)
       AND NOT EXISTS (
             SELECT 1 FROM graphmem_filter f
