@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.core.render import render_result
+
 __all__ = [
     "MemoryRecord",
     "RecordRelation",
@@ -144,6 +146,4 @@ class SearchResult(BaseModel):
         Returns:
             The text of SPEC section 4, without a trailing newline.
         """
-        from graphmem.core.render import render_result
-
         return render_result(self, config or SearchResultFormatConfig())

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphmem.core.record_types import RECORD_TYPE_NAMES
-from graphmem.models import SearchResult, SearchResultFormatConfig
+
+if TYPE_CHECKING:  # models imports this module: types only, no import cycle
+    from graphmem.models import SearchResult, SearchResultFormatConfig
 
 __all__ = ["escape_attribute", "escape_text", "render_result"]
 
