@@ -19,13 +19,14 @@ from graphmem.core.validation import (
     check_ttl_days,
     expiry,
     utc_now,
+    validate_identifier,
 )
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
 from graphmem.models import MemoryRecord, SchemaPolicy
 from graphmem.search.operations import SearchOperations
-from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
+from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
 from graphmem.stores.base import NewMemory
 

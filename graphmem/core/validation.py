@@ -35,9 +35,11 @@ __all__ = [
     "format_time",
     "parse_time",
     "utc_now",
+    "validate_identifier",
 ]
 
 MAX_ID_LENGTH = 128
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,29}")
 _INT64 = 2**63
 
 
@@ -65,6 +67,24 @@ def format_time(value: datetime) -> str:
 def parse_time(value: str) -> datetime:
     """Inverse of :func:`format_time`."""
     return datetime.fromisoformat(value).astimezone(timezone.utc)
+
+
+def validate_identifier(argument: str, value: object) -> str:
+    """Check an identifier such as ``memory_store_id`` (SPEC section 5).
+
+    >>> validate_identifier("memory_store_id", "T_GRAPH_MEMORY")
+    'T_GRAPH_MEMORY'
+
+    Raises:
+        InvalidArgumentError: unless it matches ``^[A-Za-z][A-Za-z0-9_]{0,29}$``.
+    """
+    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
+        raise InvalidArgumentError(
+            argument,
+            f"{value!r} is not an identifier: a letter, then at most 29 letters, "
+            "digits or underscores",
+        )
+    return value
 
 
 def check_text(argument: str, value: str) -> str:
