@@ -94,7 +94,6 @@ def _fields(result: SearchResult, config: SearchResultFormatConfig) -> list[str]
             None if result.distance is None else f"{1.0 - result.distance:.2f}",
         ),
         (config.show_timestamp, "timestamp", record.timestamp.isoformat()),
-        (config.show_role, "role", getattr(record, "role", None)),
         (config.show_user_id, "user_id", record.user_id),
         (config.show_agent_id, "agent_id", record.agent_id),
         (config.show_status, "status", record.status),
