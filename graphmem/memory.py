@@ -12,6 +12,7 @@ from graphmem.core.validation import (
     check_content,
     check_id,
     check_metadata,
+    check_non_negative,
     check_optional_id,
     check_positive,
     check_record_type,
@@ -254,8 +255,13 @@ class GraphMemory(LinkOperations, SearchOperations):
         metadata_filter: Mapping[str, Any] | None = None,
         include_invalid_results: bool = True,
         limit: int = 100,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
         """Memories passing the filters, oldest first (expired ones excluded).
+
+        The order is stable (creation time, then id), so ``offset`` pages through
+        the list: ``offset=0, limit=100``, then ``offset=100``, and so on.
 
         Args:
             user_id: only this user's memories.
@@ -265,10 +271,15 @@ class GraphMemory(LinkOperations, SearchOperations):
             metadata_filter: ``{key: value}`` pairs the metadata must hold.
             include_invalid_results: also list invalid (historical) memories.
             limit: at most this many (>= 1).
+            offset: skip this many first (>= 0).
+            include_expired: also list memories whose ``ttl_days`` has passed.
         """
         filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
         limit = check_positive("limit", limit)
-        return self._store.list_memories(filters, bool(include_invalid_results), limit)
+        offset = check_non_negative("offset", offset)
+        return self._store.list_memories(
+            filters, bool(include_invalid_results), limit, offset, bool(include_expired)
+        )
 
     def update_memory(
         self,

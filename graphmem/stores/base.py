@@ -93,9 +93,15 @@ class Store(ABC):
 
     @abstractmethod
     def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
+        self,
+        filters: SearchFilters,
+        include_invalid: bool,
+        limit: int,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
-        """Memories passing ``filters``, oldest first."""
+        """Memories passing ``filters``, by ``(created_at, record_id)``: ``limit``
+        of them after the first ``offset``; expired ones too when ``include_expired``."""
 
     @abstractmethod
     def update_memory(
@@ -159,8 +165,15 @@ class Store(ABC):
         """Delete one link; False when it did not exist."""
 
     @abstractmethod
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
-        """Links touching ``record_id`` and of ``relation_type`` (None: any), oldest first."""
+    def list_links(
+        self,
+        record_id: str | None,
+        relation_type: str | None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[RecordRelation]:
+        """Links touching ``record_id`` and of ``relation_type`` (None: any), by
+        ``(created_at, relation_id)``: ``limit`` of them (None: all) after the first ``offset``."""
 
     # search
     @abstractmethod

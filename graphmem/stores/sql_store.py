@@ -21,7 +21,7 @@ import numpy.typing as npt
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.metadata import filterable_entries
 from graphmem.core.tree import TreeEntry
-from graphmem.core.validation import SearchFilters, format_time
+from graphmem.core.validation import MAX_COUNT, SearchFilters, format_time
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
@@ -143,13 +143,20 @@ class SqlStore(Store):
         return {r[0]: memory_from_row(r, reasons.get(r[0], ())) for r in rows}
 
     def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
+        self,
+        filters: SearchFilters,
+        include_invalid: bool,
+        limit: int,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
         with self.transaction(write=False):
             rows = self._run(
                 "list-memories",
                 include_invalid=int(include_invalid),
+                include_expired=int(include_expired),
                 limit=limit,
+                offset=offset,
                 **self._use_filter(filters),
             ).fetchall()
             found = self.get_memories([r[0] for r in rows])
@@ -185,7 +192,13 @@ class SqlStore(Store):
         # The links go first, one by one: the link triggers recompute their targets
         # on plain link DML on every backend, never inside a cascade (install.sql).
         with self.transaction():
-            links = self._run("list-links-of-record", record_id=record_id, relation_type=None)
+            links = self._run(
+                "list-links-of-record",
+                record_id=record_id,
+                relation_type=None,
+                limit=MAX_COUNT,
+                offset=0,
+            )
             doomed = [{"relation_id": r[0]} for r in links.fetchall()]
             if doomed:
                 self._run_many("delete-link", doomed)
@@ -266,13 +279,23 @@ class SqlStore(Store):
         with self.transaction():
             return bool(self._run("delete-link", relation_id=relation_id).rowcount > 0)
 
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
+    def list_links(
+        self,
+        record_id: str | None,
+        relation_type: str | None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[RecordRelation]:
+        page = {"limit": MAX_COUNT if limit is None else limit, "offset": offset}
         with self.transaction(write=False):
             if record_id is None:
-                cursor = self._run("list-links", relation_type=relation_type)
+                cursor = self._run("list-links", relation_type=relation_type, **page)
             else:
                 cursor = self._run(
-                    "list-links-of-record", record_id=record_id, relation_type=relation_type
+                    "list-links-of-record",
+                    record_id=record_id,
+                    relation_type=relation_type,
+                    **page,
                 )
             rows = cursor.fetchall()
         return [relation_from_row(r) for r in rows]

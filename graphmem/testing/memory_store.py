@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -202,12 +202,20 @@ class MemoryStore(Store):
             }
 
     def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
+        self,
+        filters: SearchFilters,
+        include_invalid: bool,
+        limit: int,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
+        wanted = _model_filters(filters)
+        if include_expired:
+            wanted = replace(wanted, now=datetime.min.replace(tzinfo=timezone.utc))
         with self.transaction(write=False):
-            ids = self.model.candidates(_model_filters(filters), include_invalid)
+            ids = self.model.candidates(wanted, include_invalid)
             ordered = sorted(ids, key=lambda i: (self.model.memories[i].created_at, i))
-            return [self._record(i) for i in ordered[:limit]]
+            return [self._record(i) for i in ordered[offset : offset + limit]]
 
     def update_memory(
         self,
@@ -331,16 +339,24 @@ class MemoryStore(Store):
     def _ordered(links: Iterable[ModelLink]) -> list[ModelLink]:
         return sorted(links, key=lambda link: (link.created_at, link.relation_id))
 
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
+    def list_links(
+        self,
+        record_id: str | None,
+        relation_type: str | None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[RecordRelation]:
         with self.transaction(write=False):
             links = (
                 self.model.links.values() if record_id is None else self.model.links_of(record_id)
             )
-            return [
-                self._relation(link)
+            chosen = [
+                link
                 for link in self._ordered(links)
                 if relation_type is None or link.relation_type == relation_type
             ]
+            end = None if limit is None else offset + limit
+            return [self._relation(link) for link in chosen[offset:end]]
 
     # search -----------------------------------------------------------------------
 
