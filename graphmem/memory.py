@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import Any
 
+from graphmem.asyncpool import HasPool, WorkerPool, async_twin
 from graphmem.core.validation import (
     check_content,
     check_id,
@@ -49,7 +51,7 @@ _MEMORY_KEYS = frozenset(
 _EMBED_BATCH = 1024
 
 
-class GraphMemory(LinkOperations, SearchOperations):
+class GraphMemory(LinkOperations, SearchOperations, HasPool):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
@@ -97,15 +99,32 @@ class GraphMemory(LinkOperations, SearchOperations):
         self.embedder: Embedder = embedder or HashingEmbedder()
         self._clock = clock or utc_now
         self._store = open_store(connection, prefix, schema_policy)
+        self._pool = WorkerPool()
 
     # lifecycle of the object --------------------------------------------------
 
     def close(self) -> None:
-        """Close the store's connection."""
+        """Wait for running async calls, then close the store's connection."""
+        self._pool.shutdown()
         self._store.close()
+
+    async def close_async(self) -> None:
+        """Async twin of :meth:`close` (runs outside the pool it shuts down)."""
+        await asyncio.to_thread(self.close)
 
     def __enter__(self) -> GraphMemory:
         return self
+
+    async def __aenter__(self) -> GraphMemory:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close_async()
 
     def __exit__(
         self,
@@ -325,3 +344,19 @@ class GraphMemory(LinkOperations, SearchOperations):
         check_id("memory_id", memory_id)
         if not self._store.delete_memory(memory_id):
             raise NotFoundError(f"memory_id: no memory {memory_id!r}")
+
+    # async twins: the methods above, awaited on the worker pool (graphmem.asyncpool)
+
+    add_memory_async = async_twin(add_memory)
+    add_memories_async = async_twin(add_memories)
+    get_memory_async = async_twin(get_memory)
+    list_memories_async = async_twin(list_memories)
+    update_memory_async = async_twin(update_memory)
+    delete_memory_async = async_twin(delete_memory)
+    search_async = async_twin(SearchOperations.search)
+    link_records_async = async_twin(LinkOperations.link_records)
+    add_record_links_async = async_twin(LinkOperations.add_record_links)
+    get_record_link_async = async_twin(LinkOperations.get_record_link)
+    update_record_link_async = async_twin(LinkOperations.update_record_link)
+    delete_record_link_async = async_twin(LinkOperations.delete_record_link)
+    list_record_links_async = async_twin(LinkOperations.list_record_links)
