@@ -9,11 +9,12 @@
 -- :query by cosine VECTOR_DISTANCE, found in the database, plus any within
 -- :slack of the k-th distance; graphmem ranks these rows exactly (numpy, ties
 -- by id) so that near-ties order as on every other backend. A zero vector is at
--- distance 1. Two branches so that a user filter reads only that user's rows
--- through the user index; the branch whose bind test is false reads nothing.
+-- distance 1, as in numpy (NULL or NaN from VECTOR_DISTANCE become 1). Two
+-- branches so that a user filter reads only that user's rows through the user
+-- index; the branch whose bind test is false reads nothing.
 WITH c AS (
     SELECT m.record_id, m.embedding,
-           NVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1) AS distance
+           NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
     FROM graphmem_memory m
     WHERE m.user_id = :user_id
       AND (:agent_id IS NULL OR m.agent_id = :agent_id)
@@ -32,7 +33,7 @@ WITH c AS (
       AND m.embedding IS NOT NULL
     UNION ALL
     SELECT m.record_id, m.embedding,
-           NVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1) AS distance
+           NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
     FROM graphmem_memory m
     WHERE :user_id IS NULL
       AND (:agent_id IS NULL OR m.agent_id = :agent_id)
