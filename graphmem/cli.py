@@ -6,8 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from graphmem.core.validation import validate_identifier
 from graphmem.errors import GraphMemError
-from graphmem.sqlfiles import DEFAULT_PREFIX, load_script, validate_identifier
+from graphmem.sqlfiles import DEFAULT_PREFIX, load_script
 
 __all__ = ["main"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 
-from graphmem.core.relations import MEMORY_TYPES, resolve_opposite
+from graphmem.core.record_types import LINKABLE_TYPES
+from graphmem.core.relations import resolve_opposite
 from graphmem.core.validation import check_id, check_metadata, check_timestamp
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
 from graphmem.handle import StoreHandle
@@ -45,11 +46,11 @@ _LOOKUP_BATCH = 5000
 
 def check_endpoint_type(argument: str, value: object) -> str:
     """A memory-like record type given for a link endpoint."""
-    if not isinstance(value, str) or value not in MEMORY_TYPES:
+    if not isinstance(value, str) or value not in LINKABLE_TYPES:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         raise InvalidArgumentError(
             argument,
-            f"only memory-like records can be linked ({', '.join(MEMORY_TYPES)}); got {shown}",
+            f"only memory-like records can be linked ({', '.join(LINKABLE_TYPES)}); got {shown}",
         )
     return str(value)
 

@@ -13,7 +13,14 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.core.relations import batch_conflict, resolve_opposite
-from graphmem.core.validation import check_id, check_metadata, check_optional_id, check_timestamp
+from graphmem.core.validation import (
+    check_id,
+    check_metadata,
+    check_non_negative,
+    check_optional_id,
+    check_positive,
+    check_timestamp,
+)
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
 from graphmem.link_writes import LinkWrites, check_endpoint_type
 from graphmem.models import RecordRelation
@@ -250,10 +257,20 @@ class LinkOperations(LinkWrites):
             self._store.delete_link(found)
 
     def list_record_links(
-        self, record_id: str | None = None, relation_type: str | None = None
+        self,
+        record_id: str | None = None,
+        relation_type: str | None = None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[RecordRelation]:
-        """Links touching ``record_id`` (either end) and of ``relation_type``; oldest first."""
+        """Links touching ``record_id`` (either end) and of ``relation_type``; oldest first.
+
+        The order is stable (creation time, then relation id), so ``limit`` and
+        ``offset`` page through it; ``limit=None`` returns every link after ``offset``.
+        """
         self._check_open()
         rid = check_optional_id("record_id", record_id)
         rtype = check_optional_id("relation_type", relation_type)
-        return self._store.list_links(rid, rtype)
+        count = None if limit is None else check_positive("limit", limit)
+        return self._store.list_links(rid, rtype, count, check_non_negative("offset", offset))

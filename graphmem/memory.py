@@ -2,46 +2,44 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from types import TracebackType
 from typing import Any
 
 from graphmem.ai import EmbedderProtocol, as_embedder
-from graphmem.core.assemble import assemble_results
+from graphmem.asyncpool import HasPool, WorkerPool, async_twin
 from graphmem.core.validation import (
-    SearchFilters,
     check_content,
     check_flag,
-    check_hops,
     check_id,
     check_metadata,
-    check_metadata_filter,
     check_non_negative,
-    check_optional_id,
     check_positive,
-    check_query,
-    check_record_types,
     check_timestamp,
     utc_now,
+    validate_identifier,
 )
-from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
-from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
-from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
+from graphmem.models import MemoryRecord, SchemaPolicy
+from graphmem.search.operations import SearchOperations
+from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
 
 __all__ = ["GraphMemory"]
 
 
-class GraphMemory(LinkOperations, MemoryWrites):
+class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
         connection: a path to a SQLite file (created on first use) or ``":memory:"``;
             or, for Oracle AI Database, an ``oracledb.ConnectionPool``, an
-            ``oracledb.Connection`` or a DSN ``user/password@host:port/service``.
+            ``oracledb.Connection`` or a DSN ``user/password@host:port/service``;
+            or any :class:`~graphmem.stores.base.Store` instance, used as is.
         embedder: turns text into vectors: any object with ``embed(texts)``, or a
             sentence-transformers (``encode``) or LangChain (``embed_documents``)
             embedder. Default: the semantic in-process model (offline, see
@@ -87,6 +85,30 @@ class GraphMemory(LinkOperations, MemoryWrites):
         self.embedder: EmbedderProtocol = as_embedder(embedder)
         self._clock = clock or utc_now
         self._open = open_store(connection, prefix, schema_policy)
+        self._pool = WorkerPool()
+
+    # lifecycle of the object --------------------------------------------------
+
+    def close(self) -> None:
+        """Wait for running async calls, then close the store's connection (idempotent)."""
+        self._pool.shutdown()
+        super().close()
+
+    async def close_async(self) -> None:
+        """Async twin of :meth:`close` (runs outside the pool it shuts down)."""
+        await asyncio.to_thread(self.close)
+
+    async def __aenter__(self) -> GraphMemory:
+        self._check_open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close_async()
 
     # memories -------------------------------------------------------------------
 
@@ -180,8 +202,13 @@ class GraphMemory(LinkOperations, MemoryWrites):
         metadata_filter: Mapping[str, Any] | None = None,
         include_invalid_results: bool = True,
         limit: int = 100,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
         """Memories passing the filters, oldest first (expired ones excluded).
+
+        The order is stable (creation time, then id), so ``offset`` pages through
+        the list: ``offset=0, limit=100``, then ``offset=100``, and so on.
 
         Args:
             user_id: only this user's memories.
@@ -192,12 +219,17 @@ class GraphMemory(LinkOperations, MemoryWrites):
             include_invalid_results: also list invalid (historical) memories
                 (``True`` or ``False``).
             limit: at most this many (>= 1).
+            offset: skip this many first (>= 0).
+            include_expired: also list memories whose ``ttl_days`` has passed.
         """
         self._check_open()
         filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
         limit = check_positive("limit", limit)
         include_invalid = check_flag("include_invalid_results", include_invalid_results)
-        return self._store.list_memories(filters, include_invalid, limit)
+        offset = check_non_negative("offset", offset)
+        return self._store.list_memories(
+            filters, include_invalid, limit, offset, check_flag("include_expired", include_expired)
+        )
 
     def update_memory(
         self,
@@ -249,79 +281,18 @@ class GraphMemory(LinkOperations, MemoryWrites):
         if not self._store.delete_memory(memory_id):
             raise NotFoundError(f"memory_id: no memory {memory_id!r}")
 
-    # search ---------------------------------------------------------------------
+    # async twins: the methods above, awaited on the worker pool (graphmem.asyncpool)
 
-    def _filters(
-        self,
-        user_id: object,
-        agent_id: object,
-        thread_id: object,
-        record_types: object,
-        metadata_filter: object,
-    ) -> SearchFilters:
-        return SearchFilters(
-            user_id=check_optional_id("user_id", user_id),
-            agent_id=check_optional_id("agent_id", agent_id),
-            thread_id=check_optional_id("thread_id", thread_id),
-            record_types=check_record_types(record_types),
-            metadata_filter=check_metadata_filter(metadata_filter),
-            now=self._clock(),
-        )
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        thread_id: str | None = None,
-        record_types: Iterable[str] | None = None,
-        metadata_filter: Mapping[str, Any] | None = None,
-        max_results: int = 10,
-        num_hops: int = 0,
-        max_linked_results: int | None = 100,
-        include_invalid_results: bool = False,
-    ) -> list[SearchResult]:
-        """Exact vector search plus the linked-context tree of each direct result.
-
-        Args:
-            query: the text to search for.
-            user_id: scope filter, applied to direct results and linked context.
-            agent_id: scope filter, likewise.
-            thread_id: scope filter, likewise.
-            record_types: only these record types, likewise.
-            metadata_filter: ``{key: value}`` equalities, likewise.
-            max_results: at most this many direct results (>= 0).
-            num_hops: follow links this far (0..5) in both directions.
-            max_linked_results: linked memories kept per direct result across all
-                hops (>= 0; 0 turns linked context off; None keeps all).
-            include_invalid_results: also return invalid memories as direct results
-                (``True`` or ``False``; linked context may hold invalid history regardless).
-
-        Returns:
-            Direct results by cosine distance (ties by id), each with its tree.
-
-        Raises:
-            SchemaError: the store holds vectors of another embedder.
-        """
-        self._check_open()
-        check_query(query)
-        filters = self._filters(user_id, agent_id, thread_id, record_types, metadata_filter)
-        k = check_non_negative("max_results", max_results)
-        hops = check_hops(num_hops)
-        cap = (
-            None
-            if max_linked_results is None
-            else check_non_negative("max_linked_results", max_linked_results)
-        )
-        include_invalid = check_flag("include_invalid_results", include_invalid_results)
-        vector = self._embed_query(query)
-        with self._store.transaction(write=False):
-            self._check_embedder(int(vector.shape[0]))
-            ids, matrix = self._store.search_candidates(filters, include_invalid)
-            self._check_matrix(matrix, int(vector.shape[0]))
-            hits = top_k(ids, cosine_distances(matrix, vector), k)
-            roots = [record_id for record_id, _ in hits]
-            linked = list(self._store.linked_context(roots, filters, hops, cap))
-            records = self._store.get_memories(roots + [n.entry.node for n in linked])
-        return assemble_results(hits, records, linked, include_invalid)
+    add_memory_async = async_twin(add_memory)
+    add_memories_async = async_twin(add_memories)
+    get_memory_async = async_twin(get_memory)
+    list_memories_async = async_twin(list_memories)
+    update_memory_async = async_twin(update_memory)
+    delete_memory_async = async_twin(delete_memory)
+    search_async = async_twin(SearchOperations.search)
+    link_records_async = async_twin(LinkOperations.link_records)
+    add_record_links_async = async_twin(LinkOperations.add_record_links)
+    get_record_link_async = async_twin(LinkOperations.get_record_link)
+    update_record_link_async = async_twin(LinkOperations.update_record_link)
+    delete_record_link_async = async_twin(LinkOperations.delete_record_link)
+    list_record_links_async = async_twin(LinkOperations.list_record_links)

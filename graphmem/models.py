@@ -98,6 +98,8 @@ class SearchResultFormatConfig(BaseModel):
     show_distance: bool = False
     show_timestamp: bool = True
     show_role: bool = True
+    """A message's role. Messages are not stored yet and memory-like records have
+    no role, so nothing shows today; accepted so that configs keep working."""
     show_user_id: bool = False
     show_agent_id: bool = False
     show_status: bool = True

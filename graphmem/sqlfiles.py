@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from graphmem.errors import InvalidArgumentError
+from graphmem.core.validation import validate_identifier
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -38,7 +38,6 @@ __all__ = [
 ]
 
 DEFAULT_PREFIX = "graphmem"
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,29}")
 _PREFIX_TOKEN = re.compile(r"\bgraphmem_(?=[A-Za-z])", re.IGNORECASE)
 _NAME_HEADER = re.compile(r"^--\s*name:\s*([a-z][a-z0-9-]*)\s*$")
 # Strings, quoted identifiers and comments are skipped when looking for binds.
@@ -46,24 +45,6 @@ _LEXEME = re.compile(
     r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|::|(?<![\w:]):([A-Za-z_]\w*)",
     re.DOTALL,
 )
-
-
-def validate_identifier(argument: str, value: object) -> str:
-    """Check an identifier such as ``memory_store_id`` (SPEC section 5).
-
-    >>> validate_identifier("memory_store_id", "T_GRAPH_MEMORY")
-    'T_GRAPH_MEMORY'
-
-    Raises:
-        InvalidArgumentError: unless it matches ``^[A-Za-z][A-Za-z0-9_]{0,29}$``.
-    """
-    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
-        raise InvalidArgumentError(
-            argument,
-            f"{value!r} is not an identifier: a letter, then at most 29 letters, "
-            "digits or underscores",
-        )
-    return value
 
 
 def bind_names(sql: str) -> frozenset[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -60,7 +61,22 @@ def _public_methods() -> set[str]:
         name
         for name, member in inspect.getmembers(GraphMemory, inspect.isfunction)
         if not name.startswith("_")
-    } - {"close"}
+    } - {"close", "close_async"}
+
+
+def _sync_methods() -> set[str]:
+    return {name for name in _public_methods() if not name.endswith("_async")}
+
+
+class _AsyncTwins:
+    """Calls ``memory.x(...)`` as ``asyncio.run(memory.x_async(...))``."""
+
+    def __init__(self, memory: GraphMemory) -> None:
+        self._memory = memory
+
+    def __getattr__(self, name: str) -> Callable[..., object]:
+        twin = getattr(self._memory, f"{name}_async")
+        return lambda *args, **kwargs: asyncio.run(twin(*args, **kwargs))
 
 
 class _Counting(HashingEmbedder):
@@ -84,8 +100,15 @@ def closed(tmp_path: Path) -> GraphMemory:
 
 
 def test_handle_calls_cover_every_public_method() -> None:
-    assert set(CALLS) == _public_methods()
-    assert set(BAD_CALLS) == _public_methods()
+    assert set(CALLS) == _sync_methods()
+    assert set(BAD_CALLS) == _sync_methods()
+    assert {f"{name}_async" for name in CALLS} == _public_methods() - _sync_methods()
+
+
+@pytest.mark.parametrize("call", list(CALLS.values()), ids=list(CALLS))
+def test_handle_closed_async_twin_raises_closed(closed: GraphMemory, call: Call) -> None:
+    with pytest.raises(GraphMemError, match="closed"):
+        call(_AsyncTwins(closed))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("call", list(CALLS.values()), ids=list(CALLS))

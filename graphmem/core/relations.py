@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
@@ -14,9 +15,6 @@ __all__ = [
     "is_lifecycle",
     "resolve_opposite",
 ]
-
-MEMORY_TYPES: tuple[str, ...] = ("memory", "fact", "preference", "guideline")
-"""Record types that can be linked and searched as memories."""
 
 BUILTIN_OPPOSITES: dict[str, str] = {
     "supersedes": "is_superseded_by",

@@ -4,34 +4,35 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphmem.models import SearchResult, SearchResultFormatConfig
+from graphmem.core.record_types import RECORD_TYPE_NAMES
+
+if TYPE_CHECKING:  # models imports this module: types only, no import cycle
+    from graphmem.models import SearchResult, SearchResultFormatConfig
 
 __all__ = ["escape_attribute", "escape_text", "render_result"]
 
 _ELEMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-_RESERVED = frozenset(
-    {
-        "record_id",
-        "thread_id",
-        "estimated_relevance",
-        "timestamp",
-        "role",
-        "user_id",
-        "agent_id",
-        "status",
-        "content",
-        "linked_records",
-        "linked_record",
-        "relation_type",
-        "memory",
-        "fact",
-        "preference",
-        "guideline",
-        "message",
-        "metadata",
-    }
+_RESERVED = (
+    frozenset(
+        {
+            "record_id",
+            "thread_id",
+            "estimated_relevance",
+            "timestamp",
+            "role",
+            "user_id",
+            "agent_id",
+            "status",
+            "content",
+            "linked_records",
+            "linked_record",
+            "relation_type",
+            "metadata",
+        }
+    )
+    | RECORD_TYPE_NAMES
 )
 _INDENT = "  "
 
@@ -93,7 +94,6 @@ def _fields(result: SearchResult, config: SearchResultFormatConfig) -> list[str]
             None if result.distance is None else f"{1.0 - result.distance:.2f}",
         ),
         (config.show_timestamp, "timestamp", record.timestamp.isoformat()),
-        (config.show_role, "role", getattr(record, "role", None)),
         (config.show_user_id, "user_id", record.user_id),
         (config.show_agent_id, "agent_id", record.agent_id),
         (config.show_status, "status", record.status),

@@ -1,7 +1,11 @@
 """The linked-context shortest-path tree of SPEC section 3, as pure functions.
 
-The traversal takes a neighbour function instead of a store, so the same code
-serves the networkx reference model and checks on SQL rows.
+The traversal takes a neighbour function instead of a store, so it runs over
+any adjacency (plain dicts, a networkx graph). It is the pure statement of the
+rule: the property tests check it against the reference model (written apart
+from it, in :mod:`graphmem.testing.model`) and against the stores, whose SQL
+expands level by level in the database; the benchmarks use it as the in-Python
+baseline.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.core.metadata import filterable_entries
-from graphmem.core.relations import MEMORY_TYPES
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.tree import MAX_HOPS
 from graphmem.errors import InvalidArgumentError
 
@@ -40,6 +40,7 @@ __all__ = [
     "format_time",
     "parse_time",
     "utc_now",
+    "validate_identifier",
 ]
 
 MAX_ID_LENGTH = 128
@@ -47,6 +48,7 @@ MAX_CONTENT_LENGTH = 100_000
 """Characters of memory content and of a search query. Far above what an embedding
 model reads (a few thousand tokens), and it keeps one call's embedding work and
 memory small (10 MB of text took seconds and over a GB in the embedder)."""
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,29}")
 _INT64 = 2**63
 
 
@@ -74,6 +76,24 @@ def format_time(value: datetime) -> str:
 def parse_time(value: str) -> datetime:
     """Inverse of :func:`format_time`."""
     return datetime.fromisoformat(value).astimezone(timezone.utc)
+
+
+def validate_identifier(argument: str, value: object) -> str:
+    """Check an identifier such as ``memory_store_id`` (SPEC section 5).
+
+    >>> validate_identifier("memory_store_id", "T_GRAPH_MEMORY")
+    'T_GRAPH_MEMORY'
+
+    Raises:
+        InvalidArgumentError: unless it matches ``^[A-Za-z][A-Za-z0-9_]{0,29}$``.
+    """
+    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
+        raise InvalidArgumentError(
+            argument,
+            f"{value!r} is not an identifier: a letter, then at most 29 letters, "
+            "digits or underscores",
+        )
+    return value
 
 
 def check_text(argument: str, value: str) -> str:
@@ -332,20 +352,17 @@ class SearchFilters:
     def binds(self) -> dict[str, Any]:
         """Bind values shared by every filtered statement.
 
-        Record types are four binds (there are four memory-like types; unused ones
-        are NULL) so that the statements stay plain, portable SQL.
+        The record types are one bind, a JSON array (all memory-like types when
+        the filter has none), so no statement depends on how many types exist.
         """
         now = self.now or utc_now()
-        types: list[str | None] = list(self.record_types or MEMORY_TYPES)
-        types += [None] * (len(MEMORY_TYPES) - len(types))
-        binds: dict[str, Any] = {
+        return {
             "user_id": self.user_id,
             "agent_id": self.agent_id,
             "thread_id": self.thread_id,
+            "record_types": json.dumps(list(self.record_types or MEMORY_TYPES)),
             "now": format_time(now),
         }
-        binds.update({f"record_type_{i}": t for i, t in enumerate(types, start=1)})
-        return binds
 
     def metadata_pairs(self) -> list[tuple[str, str]]:
         """The metadata filter as ``(key, canonical value)`` pairs, sorted by key."""

@@ -1,16 +1,20 @@
-"""The store interface every backend implements, and row conversions they share.
+"""The store protocol: what :class:`graphmem.GraphMemory` needs from any backend.
 
-A store executes named statements from ``sql/<dialect>/`` and converts rows to
-records. It validates nothing a caller passes: :class:`graphmem.GraphMemory` does
+It is stated in domain terms (records, links, :meth:`Store.nearest`,
+:meth:`Store.expand`, :meth:`Store.transaction`), so a backend need not speak
+SQL: :class:`~graphmem.stores.sql_store.SqlStore` implements it over named
+statements for SQLite and Oracle, and :class:`graphmem.testing.memory_store.MemoryStore`
+over the in-memory reference model.
+
+A store validates nothing a caller passes: :class:`graphmem.GraphMemory` does
 that before calling, inside :meth:`Store.transaction` where reads must see the
 same state as the write that follows.
 """
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,19 +24,10 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem.core.assemble import LinkedNode
-from graphmem.core.tree import TreeEntry
-from graphmem.core.validation import SearchFilters, parse_time
+from graphmem.core.validation import SearchFilters
 from graphmem.models import MemoryRecord, RecordRelation
 
-__all__ = [
-    "CONFLICT_MESSAGE",
-    "LinkedNode",
-    "NewLink",
-    "NewMemory",
-    "Store",
-    "memory_from_row",
-    "relation_from_row",
-]
+__all__ = ["CONFLICT_MESSAGE", "LinkedNode", "NewLink", "NewMemory", "Store"]
 
 CONFLICT_MESSAGE = (
     "the change conflicts with what the store holds (an id or a link that already "
@@ -75,67 +70,6 @@ class NewLink:
     timestamp: datetime | None
     metadata: dict[str, Any]
     created_at: datetime
-
-
-def _time(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value
-    return parse_time(str(value))
-
-
-def _json(value: Any) -> dict[str, Any]:
-    if value is None or value == "{}":
-        return {}
-    if isinstance(value, dict):
-        return value
-    loaded = json.loads(value)
-    return loaded if isinstance(loaded, dict) else {}
-
-
-def relation_from_row(row: Sequence[Any]) -> RecordRelation:
-    """Columns: relation_id, source id and type, target id and type, relation type,
-    opposite, timestamp, metadata, created_at."""
-    created_at = _time(row[9])
-    assert created_at is not None
-    # Rows come from the store's own constraint-checked tables: skip re-validation
-    # (this runs once per linked memory of every search).
-    return RecordRelation.model_construct(
-        id=row[0],
-        source_record_id=row[1],
-        source_record_type=row[2],
-        target_record_id=row[3],
-        target_record_type=row[4],
-        relation_type=row[5],
-        opposite_relation_type=row[6],
-        timestamp=_time(row[7]),
-        metadata=_json(row[8]),
-        created_at=created_at,
-    )
-
-
-def memory_from_row(
-    row: Sequence[Any], invalidated_by: Sequence[RecordRelation] = ()
-) -> MemoryRecord:
-    """Columns: record_id, record_type, content, status, user_id, agent_id,
-    thread_id, metadata, memory_timestamp, created_at, expires_at."""
-    created_at = _time(row[9])
-    assert created_at is not None
-    return MemoryRecord(
-        id=row[0],
-        record_type=row[1],
-        content=row[2],
-        status=row[3],
-        user_id=row[4],
-        agent_id=row[5],
-        thread_id=row[6],
-        metadata=_json(row[7]),
-        timestamp=_time(row[8]) or created_at,
-        created_at=created_at,
-        expires_at=_time(row[10]),
-        invalidated_by=tuple(invalidated_by),
-    )
 
 
 class Store(ABC):
@@ -184,9 +118,15 @@ class Store(ABC):
 
     @abstractmethod
     def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
+        self,
+        filters: SearchFilters,
+        include_invalid: bool,
+        limit: int,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
-        """Memories passing ``filters``, oldest first."""
+        """Memories passing ``filters``, by ``(created_at, record_id)``: ``limit``
+        of them after the first ``offset``; expired ones too when ``include_expired``."""
 
     @abstractmethod
     def update_memory(
@@ -250,91 +190,48 @@ class Store(ABC):
         """Delete one link; False when it did not exist."""
 
     @abstractmethod
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
-        """Links touching ``record_id`` and of ``relation_type`` (None: any), oldest first."""
+    def list_links(
+        self,
+        record_id: str | None,
+        relation_type: str | None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[RecordRelation]:
+        """Links touching ``record_id`` and of ``relation_type`` (None: any), by
+        ``(created_at, relation_id)``: ``limit`` of them (None: all) after the first ``offset``."""
 
     # search
     @abstractmethod
-    def search_candidates(
-        self, filters: SearchFilters, include_invalid: bool
-    ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        """Ids and embeddings of the memories passing the filters."""
-
-    # traversal: the level loop is the same for every store --------------------
-
-    @abstractmethod
-    def _run(self, name: str, **binds: Any) -> Any:
-        """Execute one named statement (dialect folder or sql/pgq/); returns a cursor."""
-
-    @abstractmethod
-    def _run_many(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
-        """Execute one named statement once per row of binds."""
-
-    @abstractmethod
-    def _use_filter(self, filters: SearchFilters) -> dict[str, Any]:
-        """Load the metadata filter into its work table; returns the other filter binds."""
-
-    def linked_context(
+    def nearest(
         self,
-        root_ids: Sequence[str],
         filters: SearchFilters,
-        num_hops: int,
-        max_linked_results: int | None,
-    ) -> Iterator[LinkedNode]:
-        """The kept nodes of every root's tree (SPEC section 3), in rank order per root."""
-        if not root_ids or num_hops == 0 or max_linked_results == 0:
-            return iter(())
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            self._grow_trees(root_ids, binds, num_hops, max_linked_results)
-            rows = self._run("select-linked-context").fetchall()
-        return (
-            LinkedNode(
-                root_id=r[0],
-                entry=TreeEntry(
-                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
-                ),
-                relation=relation_from_row(r[5:]),
-            )
-            for r in rows
-        )
+        vector: npt.NDArray[np.float32],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` memories passing ``filters`` nearest to ``vector``, best first.
 
-    def _grow_trees(
-        self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
-    ) -> None:
-        """Fill the work tables one level per ``expand-level`` (see traverse.sql).
+        Returns ``(record_id, cosine distance)`` pairs ordered by distance rounded
+        as :func:`graphmem.core.vector.top_k` does, ties by id, so that every
+        backend returns the same list. Invalid memories only when
+        ``include_invalid``.
 
-        Depth leads the rank, so a root stops expanding at the level where it
-        reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
-        loop ends when every root is full or a level reaches nothing. The level
-        statement itself reads and writes only what ``cap`` can keep (a hub's
-        other links are never read), so a capped level costs O(cap) per frontier
-        node whatever the degrees; without a cap every link is read anyway.
+        Raises:
+            InvalidArgumentError: ``vector`` has another dimension than the stored ones.
         """
-        self._run("reset-traversal-reached")
-        self._run("reset-traversal-roots")
-        roots = [{"root_id": r} for r in root_ids]
-        self._run_many("insert-traversal-root", roots)
-        self._run_many("open-traversal-root", roots)
-        counts = dict.fromkeys(root_ids, 0)
-        open_roots = len(roots)
-        for depth in range(1, num_hops + 1):
-            if cap is None:
-                self._run("expand-level-uncapped", depth=depth, **binds)
-            else:
-                self._run("expand-level", depth=depth, cap=cap, **binds)
-            reached = self._run("count-level", depth=depth).fetchall()
-            if not reached:
-                return
-            full: list[dict[str, Any]] = []
-            for root_id, count in sorted(reached):
-                before = counts[root_id]
-                counts[root_id] = before + int(count)
-                if cap is not None and counts[root_id] >= cap:
-                    full.append({"root_id": root_id, "depth": depth, "keep": cap - before})
-            if full:
-                self._run_many("trim-traversal-root", full)
-                self._run_many("close-traversal-root", [{"root_id": f["root_id"]} for f in full])
-                open_roots -= len(full)
-            if open_roots == 0:
-                return
+
+    @abstractmethod
+    def expand(
+        self,
+        roots: Sequence[str],
+        filters: SearchFilters,
+        hops: int,
+        cap: int | None,
+    ) -> Iterable[LinkedNode]:
+        """The kept nodes of every root's linked-context tree, in rank order per root.
+
+        Each root's tree holds the memories passing ``filters`` within ``hops``
+        links (either direction), at most ``cap`` of them (``None``: all), with
+        the parent and rank that :func:`graphmem.core.tree.shortest_path_tree`
+        defines. Empty when ``roots`` is empty, ``hops`` is 0 or ``cap`` is 0.
+        """

@@ -10,8 +10,9 @@ Connections, transactions and error translation live in
 Types (see ``sql/oracle/install.sql``): times are the fixed-format UTC text that
 SQLite stores, so binds are the same strings on both backends; metadata is
 JSON text in a CLOB, fetched as ``str``; embeddings are ``VECTOR(*, FLOAT32)``,
-bound and fetched as ``array.array('f')``. Distances are computed by graphmem
-(numpy) over the candidates SQL selects, as for SQLite.
+bound and fetched as ``array.array('f')``. The top k is found in the database
+(``VECTOR_DISTANCE ... FETCH FIRST``) and ranked exactly by graphmem (numpy), as
+on SQLite.
 """
 
 from __future__ import annotations
@@ -25,13 +26,19 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem.core.metadata import canonical_scalar
-from graphmem.errors import SchemaError
+from graphmem.core.validation import SearchFilters
+from graphmem.errors import InvalidArgumentError, SchemaError
 from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_pgq_statement, load_statements
 from graphmem.stores.oracle_session import OracleSession, id_lists, vector_bind
 from graphmem.stores.sql_store import SqlStore
 
-__all__ = ["SCHEMA_GRAPHS", "SCHEMA_TABLES", "SCHEMA_TRIGGERS", "OracleStore"]
+__all__ = ["NEAREST_SLACK", "SCHEMA_GRAPHS", "SCHEMA_TABLES", "SCHEMA_TRIGGERS", "OracleStore"]
+
+NEAREST_SLACK = 1e-5
+"""``select-nearest`` also returns rows this close to the k-th distance, far more
+than the database's and numpy's cosine arithmetic can differ, so that the exact
+ranking in numpy sees every row that can belong to the top k."""
 
 SCHEMA_TABLES = 7
 """Tables and work tables that ``count-schema-tables`` finds in a complete schema."""
@@ -179,3 +186,31 @@ class OracleStore(SqlStore):
 
     def _vector_bind(self, vector: npt.NDArray[np.float32]) -> array.array[float]:
         return vector_bind(vector)
+
+    # search -------------------------------------------------------------------
+
+    def nearest(
+        self,
+        filters: SearchFilters,
+        vector: npt.NDArray[np.float32],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        if k == 0:
+            return []
+        with self.transaction(write=False):
+            _, dim = self.stored_embedder()
+            if dim is not None and vector.shape[0] != dim:
+                raise InvalidArgumentError(
+                    "embedder", f"query vector has {vector.shape[0]} dimensions, store has {dim}"
+                )
+            binds = self._use_filter(filters)
+            rows = self._run(
+                "select-nearest",
+                include_invalid=int(include_invalid),
+                query=self._vector_bind(vector),
+                k=k,
+                slack=NEAREST_SLACK,
+                **binds,
+            ).fetchall()
+        return self._rank_rows(rows, vector, k)

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.assemble import LinkedNode
 from graphmem.core.embedding import EMBEDDER_NAME_KEY, EMBEDDING_DIM_KEY, check_same_embedder
 from graphmem.core.metadata import filterable_entries
-from graphmem.core.validation import SearchFilters, format_time
-from graphmem.errors import SchemaError
+from graphmem.core.tree import TreeEntry
+from graphmem.core.validation import MAX_COUNT, SearchFilters, format_time
+from graphmem.core.vector import cosine_distances, top_k
+from graphmem.errors import InvalidArgumentError, SchemaError
 from graphmem.models import MemoryRecord, RecordRelation
-from graphmem.stores.base import NewLink, NewMemory, Store, memory_from_row, relation_from_row
+from graphmem.stores.base import NewLink, NewMemory, Store
+from graphmem.stores.rows import memory_from_row, relation_from_row
 
 __all__ = ["SqlStore", "dump_json", "optional_time"]
 
@@ -42,6 +46,14 @@ class SqlStore(Store):
     """A store whose every operation is a named statement of ``sql/<dialect>/``."""
 
     # dialect hooks ------------------------------------------------------------
+
+    @abstractmethod
+    def _run(self, name: str, **binds: Any) -> Any:
+        """Execute one named statement (dialect folder or sql/pgq/); returns a cursor."""
+
+    @abstractmethod
+    def _run_many(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Execute one named statement once per row of binds."""
 
     @abstractmethod
     def _id_binds(self, ids: list[str]) -> list[str]:
@@ -148,13 +160,20 @@ class SqlStore(Store):
         return {r[0]: memory_from_row(r, reasons.get(r[0], ())) for r in rows}
 
     def list_memories(
-        self, filters: SearchFilters, include_invalid: bool, limit: int
+        self,
+        filters: SearchFilters,
+        include_invalid: bool,
+        limit: int,
+        offset: int = 0,
+        include_expired: bool = False,
     ) -> list[MemoryRecord]:
         with self.transaction(write=False):
             rows = self._run(
                 "list-memories",
                 include_invalid=int(include_invalid),
+                include_expired=int(include_expired),
                 limit=limit,
+                offset=offset,
                 **self._use_filter(filters),
             ).fetchall()
             found = self.get_memories([r[0] for r in rows])
@@ -190,7 +209,13 @@ class SqlStore(Store):
         # The links go first, one by one: the link triggers recompute their targets
         # on plain link DML on every backend, never inside a cascade (install.sql).
         with self.transaction():
-            links = self._run("list-links-of-record", record_id=record_id, relation_type=None)
+            links = self._run(
+                "list-links-of-record",
+                record_id=record_id,
+                relation_type=None,
+                limit=MAX_COUNT,
+                offset=0,
+            )
             doomed = [{"relation_id": r[0]} for r in links.fetchall()]
             if doomed:
                 self._run_many("delete-link", doomed)
@@ -271,29 +296,35 @@ class SqlStore(Store):
         with self.transaction():
             return bool(self._run("delete-link", relation_id=relation_id).rowcount > 0)
 
-    def list_links(self, record_id: str | None, relation_type: str | None) -> list[RecordRelation]:
+    def list_links(
+        self,
+        record_id: str | None,
+        relation_type: str | None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[RecordRelation]:
+        page = {"limit": MAX_COUNT if limit is None else limit, "offset": offset}
         with self.transaction(write=False):
             if record_id is None:
-                cursor = self._run("list-links", relation_type=relation_type)
+                cursor = self._run("list-links", relation_type=relation_type, **page)
             else:
                 cursor = self._run(
-                    "list-links-of-record", record_id=record_id, relation_type=relation_type
+                    "list-links-of-record",
+                    record_id=record_id,
+                    relation_type=relation_type,
+                    **page,
                 )
             rows = cursor.fetchall()
         return [relation_from_row(r) for r in rows]
 
     # search -----------------------------------------------------------------------
 
-    def search_candidates(
-        self, filters: SearchFilters, include_invalid: bool
-    ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            rows = self._run(
-                "select-search-candidates", include_invalid=int(include_invalid), **binds
-            ).fetchall()
+    def _rank_rows(
+        self, rows: Sequence[Any], vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[str, float]]:
+        """Exact top ``k`` of ``(record_id, embedding)`` rows by cosine distance."""
         if not rows:
-            return [], np.zeros((0, 0), dtype=np.float32)
+            return []
         blobs = [bytes(r[1]) for r in rows]
         width = len(blobs[0])
         odd = next((i for i, b in enumerate(blobs) if len(b) != width), None)
@@ -302,5 +333,86 @@ class SqlStore(Store):
                 f"the store holds embeddings of different dimensions: memory {rows[0][0]!r} "
                 f"has {width // 4}, memory {rows[odd][0]!r} has {len(blobs[odd]) // 4}"
             )
-        flat = np.frombuffer(b"".join(blobs), dtype=np.float32)
-        return [r[0] for r in rows], flat.reshape(len(rows), width // 4)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(rows), width // 4)
+        if matrix.shape[1] != vector.shape[0]:
+            raise InvalidArgumentError(
+                "embedder",
+                f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
+            )
+        return top_k([r[0] for r in rows], cosine_distances(matrix, vector), k)
+
+    # traversal: the level loop is the same for every SQL store ------------------
+
+    def expand(
+        self,
+        roots: Sequence[str],
+        filters: SearchFilters,
+        hops: int,
+        cap: int | None,
+    ) -> Iterable[LinkedNode]:
+        return self.linked_context(roots, filters, hops, cap)
+
+    def linked_context(
+        self,
+        root_ids: Sequence[str],
+        filters: SearchFilters,
+        num_hops: int,
+        max_linked_results: int | None,
+    ) -> Iterator[LinkedNode]:
+        """The kept nodes of every root's tree (SPEC section 3), in rank order per root."""
+        if not root_ids or num_hops == 0 or max_linked_results == 0:
+            return iter(())
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            self._grow_trees(root_ids, binds, num_hops, max_linked_results)
+            rows = self._run("select-linked-context").fetchall()
+        return (
+            LinkedNode(
+                root_id=r[0],
+                entry=TreeEntry(
+                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
+                ),
+                relation=relation_from_row(r[5:]),
+            )
+            for r in rows
+        )
+
+    def _grow_trees(
+        self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
+    ) -> None:
+        """Fill the work tables one level per ``expand-level`` (see traverse.sql).
+
+        Depth leads the rank, so a root stops expanding at the level where it
+        reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
+        loop ends when every root is full or a level reaches nothing. The level
+        statement itself reads and writes only what ``cap`` can keep (a hub's
+        other links are never read), so a capped level costs O(cap) per frontier
+        node whatever the degrees; without a cap every link is read anyway.
+        """
+        self._run("reset-traversal-reached")
+        self._run("reset-traversal-roots")
+        roots = [{"root_id": r} for r in root_ids]
+        self._run_many("insert-traversal-root", roots)
+        self._run_many("open-traversal-root", roots)
+        counts = dict.fromkeys(root_ids, 0)
+        open_roots = len(roots)
+        for depth in range(1, num_hops + 1):
+            if cap is None:
+                self._run("expand-level-uncapped", depth=depth, **binds)
+            else:
+                self._run("expand-level", depth=depth, cap=cap, **binds)
+            reached = self._run("count-level", depth=depth).fetchall()
+            if not reached:
+                return
+            full: list[dict[str, Any]] = []
+            for root_id, count in sorted(reached):
+                before = counts[root_id]
+                counts[root_id] = before + int(count)
+                if cap is not None and counts[root_id] >= cap:
+                    full.append({"root_id": root_id, "depth": depth, "keep": cap - before})
+            if full:
+                self._run_many("trim-traversal-root", full)
+                self._run_many("close-traversal-root", [{"root_id": f["root_id"]} for f in full])
+                open_roots -= len(full)
+            if open_roots == 0:
+                return

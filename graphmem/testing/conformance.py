@@ -18,13 +18,14 @@ from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
 from graphmem.memory import GraphMemory
 from graphmem.models import SearchResultFormatConfig
 from graphmem.testing.conformance_links import LinkConformance
+from graphmem.testing.conformance_pages import PageConformance
 from graphmem.testing.conformance_search import SearchConformance
 from graphmem.testing.model import ManualClock
 
 __all__ = ["StoreConformance"]
 
 
-class StoreConformance(LinkConformance, SearchConformance):
+class StoreConformance(LinkConformance, SearchConformance, PageConformance):
     """Public API behaviour on any store: memories, links, validity, errors, search."""
 
     # memories -------------------------------------------------------------------

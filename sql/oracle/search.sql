@@ -1,44 +1,62 @@
--- Vector search candidates and store metadata (Oracle). Distances are computed
--- exactly by graphmem (numpy) over the rows selected here, as for SQLite, so
--- both backends rank with the same float arithmetic; VECTOR_DISTANCE would
--- rank in the database but could order near-ties differently.
+-- Vector search and store metadata (Oracle). The database finds the top k by
+-- VECTOR_DISTANCE, so only about k embeddings leave it; graphmem then ranks
+-- those rows with the same float arithmetic as on SQLite (numpy), so both
+-- backends order near-ties alike.
 -- Used by graphmem.stores.oracle.OracleStore.
 
--- name: select-search-candidates
--- Embeddings of the memories passing the search filters (SPEC section 1). Two
+-- name: select-nearest
+-- The :k memories passing the search filters (SPEC section 1) nearest to
+-- :query by cosine VECTOR_DISTANCE, found in the database, plus any within
+-- :slack of the k-th distance; graphmem ranks these rows exactly (numpy, ties
+-- by id) so that near-ties order as on every other backend. A zero vector is at
+-- distance 1, as in numpy (NULL or NaN from VECTOR_DISTANCE become 1). Two
 -- branches so that a user filter reads only that user's rows through the user
 -- index; the branch whose bind test is false reads nothing.
-SELECT m.record_id, m.embedding
-FROM graphmem_memory m
-WHERE m.user_id = :user_id
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
-  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
-  AND (m.expires_at IS NULL OR m.expires_at > :now)
-  AND NOT EXISTS (
-        SELECT 1 FROM graphmem_filter f
-        WHERE NOT EXISTS (
-            SELECT 1 FROM graphmem_memory_meta x
-            WHERE x.record_id = m.record_id
-              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
-  AND (:include_invalid = 1 OR m.status = 'valid')
-  AND m.embedding IS NOT NULL
-UNION ALL
-SELECT m.record_id, m.embedding
-FROM graphmem_memory m
-WHERE :user_id IS NULL
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
-  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
-  AND (m.expires_at IS NULL OR m.expires_at > :now)
-  AND NOT EXISTS (
-        SELECT 1 FROM graphmem_filter f
-        WHERE NOT EXISTS (
-            SELECT 1 FROM graphmem_memory_meta x
-            WHERE x.record_id = m.record_id
-              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
-  AND (:include_invalid = 1 OR m.status = 'valid')
-  AND m.embedding IS NOT NULL;
+WITH c AS (
+    SELECT m.record_id, m.embedding,
+           NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
+    FROM graphmem_memory m
+    WHERE m.user_id = :user_id
+      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+      AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+      AND (m.expires_at IS NULL OR m.expires_at > :now)
+      AND NOT EXISTS (
+            SELECT 1 FROM graphmem_filter f
+            WHERE NOT EXISTS (
+                SELECT 1 FROM graphmem_memory_meta x
+                WHERE x.record_id = m.record_id
+                  AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+      AND (:include_invalid = 1 OR m.status = 'valid')
+      AND m.embedding IS NOT NULL
+    UNION ALL
+    SELECT m.record_id, m.embedding,
+           NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
+    FROM graphmem_memory m
+    WHERE :user_id IS NULL
+      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+      AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+      AND (m.expires_at IS NULL OR m.expires_at > :now)
+      AND NOT EXISTS (
+            SELECT 1 FROM graphmem_filter f
+            WHERE NOT EXISTS (
+                SELECT 1 FROM graphmem_memory_meta x
+                WHERE x.record_id = m.record_id
+                  AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+      AND (:include_invalid = 1 OR m.status = 'valid')
+      AND m.embedding IS NOT NULL
+), kth AS (
+    SELECT MAX(n.distance) AS distance
+    FROM (SELECT c.distance FROM c ORDER BY c.distance FETCH FIRST :k ROWS ONLY) n
+)
+SELECT c.record_id, c.embedding
+FROM c CROSS JOIN kth
+WHERE c.distance <= kth.distance + :slack;
 
 -- name: reset-filter
 -- Forget the previous read's metadata filter (a session-private temporary table).

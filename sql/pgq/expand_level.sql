@@ -57,8 +57,7 @@ FROM (
                     WHERE (:user_id IS NULL OR n.user_id = :user_id)
                       AND (:agent_id IS NULL OR n.agent_id = :agent_id)
                       AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-                      AND n.record_type IN (:record_type_1, :record_type_2,
-                                            :record_type_3, :record_type_4)
+                      AND INSTR(:record_types, '"' || n.record_type || '"') > 0
                       AND (n.expires_at IS NULL OR n.expires_at > :now)
                     COLUMNS (p.record_id AS parent_id, n.record_id AS node_id,
                              e.relation_id AS relation_id, e.created_at AS link_created_at)
@@ -94,8 +93,7 @@ FROM (
                     WHERE (:user_id IS NULL OR n.user_id = :user_id)
                       AND (:agent_id IS NULL OR n.agent_id = :agent_id)
                       AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-                      AND n.record_type IN (:record_type_1, :record_type_2,
-                                            :record_type_3, :record_type_4)
+                      AND INSTR(:record_types, '"' || n.record_type || '"') > 0
                       AND (n.expires_at IS NULL OR n.expires_at > :now)
                     COLUMNS (p.record_id AS parent_id, n.record_id AS node_id,
                              e.relation_id AS relation_id, e.created_at AS link_created_at)
@@ -140,7 +138,8 @@ WHERE c.place <= :cap;
 -- created_at, relation_id, parent id). The frontier comes from the work table by
 -- a join, never as a list; the GRAPH_TABLE holds no subquery (SQL/PGQ engines
 -- differ on those), so the metadata filter is applied beside it, before a node can
--- be reached or used as a stepping stone.
+-- be reached or used as a stepping stone, and the record types, a JSON array of
+-- names such as ["fact","memory"], are matched as text.
 INSERT INTO graphmem_reached (root_id, node_id, depth, parent_id, relation_id, link_created_at)
 SELECT c.root_id, c.node_id, :depth, c.parent_id, c.relation_id, c.link_created_at
 FROM (
@@ -155,7 +154,7 @@ FROM (
         WHERE (:user_id IS NULL OR n.user_id = :user_id)
           AND (:agent_id IS NULL OR n.agent_id = :agent_id)
           AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-          AND n.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+          AND INSTR(:record_types, '"' || n.record_type || '"') > 0
           AND (n.expires_at IS NULL OR n.expires_at > :now)
         COLUMNS (p.record_id AS parent_id, n.record_id AS node_id,
                  e.relation_id AS relation_id, e.created_at AS link_created_at)

@@ -51,7 +51,8 @@ WHERE relation_id = :relation_id;
 DELETE FROM graphmem_link WHERE relation_id = :relation_id;
 
 -- name: list-links
--- Every link, or those of :relation_type when it is not NULL; oldest first.
+-- Every link, or those of :relation_type when it is not NULL; oldest first
+-- (ties by id, a stable order), :limit rows after the first :offset.
 SELECT l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
        l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
        l.created_at
@@ -59,11 +60,13 @@ FROM graphmem_link l
 JOIN graphmem_memory s ON s.record_id = l.source_id
 JOIN graphmem_memory t ON t.record_id = l.target_id
 WHERE (:relation_type IS NULL OR l.relation_type = :relation_type)
-ORDER BY l.created_at, l.relation_id;
+ORDER BY l.created_at, l.relation_id
+LIMIT :limit OFFSET :offset;
 
 -- name: list-links-of-record
 -- Links with :record_id at either end (and of :relation_type when it is not
--- NULL); two index lookups, oldest first.
+-- NULL); two index lookups, oldest first (ties by id), :limit rows after the
+-- first :offset.
 SELECT l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
        l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
        l.created_at
@@ -75,4 +78,5 @@ WHERE l.relation_id IN (
         UNION ALL
         SELECT relation_id FROM graphmem_link WHERE target_id = :record_id)
   AND (:relation_type IS NULL OR l.relation_type = :relation_type)
-ORDER BY l.created_at, l.relation_id;
+ORDER BY l.created_at, l.relation_id
+LIMIT :limit OFFSET :offset;

@@ -35,15 +35,17 @@ FROM graphmem_memory m
 WHERE m.record_id IN (SELECT value FROM json_each(:record_ids));
 
 -- name: list-memories
--- Memories passing the search filters, oldest first, at most :limit rows.
+-- Memories passing the search filters, oldest first (ties by id, a stable
+-- order), :limit rows after the first :offset; expired ones too when
+-- :include_expired = 1.
 SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
        m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
 FROM graphmem_memory m
 WHERE (:user_id IS NULL OR m.user_id = :user_id)
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
-  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
   AND NOT EXISTS (
         SELECT 1 FROM temp.graphmem_filter f
         WHERE NOT EXISTS (
@@ -52,7 +54,7 @@ WHERE (:user_id IS NULL OR m.user_id = :user_id)
               AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
   AND (:include_invalid = 1 OR m.status = 'valid')
 ORDER BY m.created_at, m.record_id
-LIMIT :limit;
+LIMIT :limit OFFSET :offset;
 
 -- name: update-memory
 -- Replace content, metadata, timestamp and embedding of one memory; the caller

@@ -10,7 +10,7 @@ FROM graphmem_memory m
 WHERE m.user_id = :user_id
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
   AND NOT EXISTS (
         SELECT 1 FROM temp.graphmem_filter f
@@ -26,7 +26,7 @@ FROM graphmem_memory m
 WHERE :user_id IS NULL
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
-  AND m.record_type IN (:record_type_1, :record_type_2, :record_type_3, :record_type_4)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
   AND NOT EXISTS (
         SELECT 1 FROM temp.graphmem_filter f

@@ -22,7 +22,13 @@ from sqlglot import exp
 
 from graphmem import GraphMemory
 from graphmem.core.validation import SearchFilters
-from graphmem.errors import BackendError, ConflictError, NotFoundError, SchemaError
+from graphmem.errors import (
+    BackendError,
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    SchemaError,
+)
 from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import (
     Statement,
@@ -33,7 +39,7 @@ from graphmem.sqlfiles import (
 )
 from graphmem.stores import oracle_session
 from graphmem.stores.base import NewLink, NewMemory
-from graphmem.stores.oracle import SCHEMA_TABLES, OracleStore
+from graphmem.stores.oracle import NEAREST_SLACK, SCHEMA_TABLES, OracleStore
 from graphmem.stores.oracle_session import split_script, translate_error
 
 ORACLE = load_statements("oracle")
@@ -152,8 +158,10 @@ def test_script_runs_in_sqlplus(name: str) -> None:
 
 
 def test_statement_names_match_sqlite() -> None:
+    # The one divergence: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite.
     assert not SHARED & set(ORACLE)
-    assert set(ORACLE) == set(SQLITE) - SHARED
+    assert set(ORACLE) - {"select-nearest"} == set(SQLITE) - SHARED - {"select-search-candidates"}
+    assert "select-nearest" in ORACLE and "select-search-candidates" in SQLITE
 
 
 @pytest.mark.parametrize("name", sorted(set(ORACLE) & set(SQLITE)))
@@ -179,7 +187,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-lifecycle-links-to": [LINK_ROW],
         "list-memories": [("m2",)],
         "get-memory-embedding": [(array("f", [1.0, 0.0]),)],
-        "select-search-candidates": [("m1", array("f", [1.0, 0.0]))],
+        "select-nearest": [("m1", array("f", [1.0, 0.0]))],
         "count-level": [("m1", 1)],
         "select-linked-context": [("m1", "m2", "m1", 1, T0, *LINK_ROW)],
         "get-links": [LINK_ROW],
@@ -369,8 +377,8 @@ def _exercise(store: OracleStore) -> None:
     store.update_link("r1", "supports", "is_supported_by", None, {})
     store.list_links(None, None)
     store.list_links("m1", "supports")
-    ids, matrix = store.search_candidates(filters, include_invalid=True)
-    assert ids == ["m1"] and matrix.shape == (1, 2)
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    assert store.nearest(filters, query, 5, include_invalid=True) == [("m1", 0.0)]
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=1))
     assert [n.entry.node for n in nodes] == ["m2"]
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=None))
@@ -387,6 +395,24 @@ def test_store_sends_every_oracle_statement(conn: FakeConnection) -> None:
     _exercise(OracleStore(conn))
     sent = set(conn.names())
     assert sent - {"<script>"} == set(ORACLE) | {"expand-level", "expand-level-uncapped"}
+
+
+def test_store_nearest_binds_query_k_and_ranks_exactly(conn: FakeConnection) -> None:
+    store = OracleStore(conn)
+    store.insert_memory(_memory("m1"))
+    query = np.array([0.0, 1.0], dtype=np.float32)
+    assert store.nearest(SearchFilters(), query, 3, include_invalid=False) == [("m1", 1.0)]
+    binds = next(b for name, b in conn.sent if name == "select-nearest")
+    assert (binds["k"], binds["slack"], list(binds["query"])) == (3, NEAREST_SLACK, [0.0, 1.0])
+
+
+def test_store_nearest_other_dimension_is_invalid_argument(conn: FakeConnection) -> None:
+    store = OracleStore(conn)
+    store.insert_memory(_memory("m1"))
+    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "2"}
+    with pytest.raises(InvalidArgumentError, match="embedder"):
+        store.nearest(SearchFilters(), np.ones(3, dtype=np.float32), 1, include_invalid=False)
+    assert "select-nearest" not in conn.names()
 
 
 def test_store_lowered_expand_level_when_native_pgq_is_off(conn: FakeConnection) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from graphmem.core.validation import SearchFilters
@@ -163,7 +164,7 @@ def test_store_turns_autocommit_off_inside_its_transactions(conn: FakeConnection
     conn.autocommit = True
     store = OracleStore(conn)
     filters = SearchFilters(metadata_filter={"k": "v"})
-    store.search_candidates(filters, include_invalid=False)
+    store.nearest(filters, np.ones(2, dtype=np.float32), 3, include_invalid=False)
     list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=None))
     assert conn.autocommit_seen and not any(conn.autocommit_seen)
     assert conn.autocommit is True
@@ -196,7 +197,7 @@ def test_work_tables_are_filled_and_read_in_one_transaction(conn: FakeConnection
     store.insert_memory(_memory("m1"))
     filters = SearchFilters(user_id="u", metadata_filter={"k": "v"})
     store.list_memories(filters, include_invalid=False, limit=5)
-    store.search_candidates(filters, include_invalid=True)
+    store.nearest(filters, np.ones(2, dtype=np.float32), 3, include_invalid=True)
     list(store.linked_context(["m1", "m2"], filters, num_hops=3, max_linked_results=None))
     uses = {
         "reset-filter": _work_table_readers("graphmem_filter", {"reset-filter", "insert-filter"}),

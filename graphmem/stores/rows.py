@@ -1,0 +1,74 @@
+"""Row conversions shared by the SQL stores: statement columns to records and relations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.core.validation import parse_time
+from graphmem.models import MemoryRecord, RecordRelation
+
+__all__ = ["memory_from_row", "relation_from_row"]
+
+
+def _time(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value
+    return parse_time(str(value))
+
+
+def _json(value: Any) -> dict[str, Any]:
+    if value is None or value == "{}":
+        return {}
+    if isinstance(value, dict):
+        return value
+    loaded = json.loads(value)
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def relation_from_row(row: Sequence[Any]) -> RecordRelation:
+    """Columns: relation_id, source id and type, target id and type, relation type,
+    opposite, timestamp, metadata, created_at."""
+    created_at = _time(row[9])
+    assert created_at is not None
+    # Rows come from the store's own constraint-checked tables: skip re-validation
+    # (this runs once per linked memory of every search).
+    return RecordRelation.model_construct(
+        id=row[0],
+        source_record_id=row[1],
+        source_record_type=row[2],
+        target_record_id=row[3],
+        target_record_type=row[4],
+        relation_type=row[5],
+        opposite_relation_type=row[6],
+        timestamp=_time(row[7]),
+        metadata=_json(row[8]),
+        created_at=created_at,
+    )
+
+
+def memory_from_row(
+    row: Sequence[Any], invalidated_by: Sequence[RecordRelation] = ()
+) -> MemoryRecord:
+    """Columns: record_id, record_type, content, status, user_id, agent_id,
+    thread_id, metadata, memory_timestamp, created_at, expires_at."""
+    created_at = _time(row[9])
+    assert created_at is not None
+    return MemoryRecord(
+        id=row[0],
+        record_type=row[1],
+        content=row[2],
+        status=row[3],
+        user_id=row[4],
+        agent_id=row[5],
+        thread_id=row[6],
+        metadata=_json(row[7]),
+        timestamp=_time(row[8]) or created_at,
+        created_at=created_at,
+        expires_at=_time(row[10]),
+        invalidated_by=tuple(invalidated_by),
+    )

@@ -1,0 +1,63 @@
+"""Conformance tests for paging through memories and links, and listing expired memories."""
+
+from __future__ import annotations
+
+from graphmem.errors import InvalidArgumentError
+from graphmem.testing.conformance_base import ConformanceBase
+from graphmem.testing.model import ManualClock
+
+__all__ = ["PageConformance"]
+
+
+class PageConformance(ConformanceBase):
+    """``limit`` / ``offset`` on ``list_memories`` and ``list_record_links``."""
+
+    def test_pages_of_memories_cover_the_list_once_in_order(self) -> None:
+        clock = ManualClock()
+        memory = self.fresh(clock)
+        for record_id in ("e", "b", "g", "a", "f", "c", "d"):
+            memory.add_memory(f"Note {record_id}.", memory_id=record_id)
+            if record_id in ("g", "c"):
+                clock.advance(seconds=1)  # ties on created_at are ordered by id
+        whole = [m.id for m in memory.list_memories()]
+        assert whole == ["b", "e", "g", "a", "c", "f", "d"]
+        pages = [
+            [m.id for m in memory.list_memories(limit=3, offset=offset)] for offset in (0, 3, 6, 9)
+        ]
+        assert pages == [whole[0:3], whole[3:6], whole[6:], []]
+
+    def test_pages_of_links_cover_the_list_once_in_order(self) -> None:
+        clock = ManualClock()
+        memory = self.fresh(clock)
+        for record_id in "abcd":
+            memory.add_memory(f"Note {record_id}.", memory_id=record_id, memory_type="fact")
+        for relation_id, source, target in (("l3", "a", "b"), ("l1", "b", "c"), ("l2", "c", "d")):
+            memory.link_records(source, "fact", target, "fact", "supports", relation_id=relation_id)
+        clock.advance(seconds=1)
+        memory.link_records("a", "fact", "d", "fact", "supports", relation_id="l0")
+        whole = [r.id for r in memory.list_record_links()]
+        assert whole == ["l1", "l2", "l3", "l0"]
+        assert [r.id for r in memory.list_record_links(limit=2)] == whole[:2]
+        assert [r.id for r in memory.list_record_links(limit=2, offset=2)] == whole[2:]
+        assert [r.id for r in memory.list_record_links(offset=3)] == whole[3:]
+        assert [r.id for r in memory.list_record_links("a", limit=1, offset=1)] == ["l0"]
+
+    def test_pages_bad_limit_or_offset_is_invalid_argument(self) -> None:
+        memory = self.fresh()
+        memory.add_memory("Note.", memory_id="a")
+        for call in (
+            lambda: memory.list_memories(offset=-1),
+            lambda: memory.list_memories(limit=0),
+            lambda: memory.list_record_links(limit=0),
+            lambda: memory.list_record_links(offset=-1),
+        ):
+            self.expect_error(memory, InvalidArgumentError, call)
+
+    def test_list_memories_include_expired(self) -> None:
+        clock = ManualClock()
+        memory = self.fresh(clock)
+        memory.add_memory("Short.", memory_id="short", ttl_days=1)
+        memory.add_memory("Long.", memory_id="long")
+        clock.advance(days=2)
+        assert [m.id for m in memory.list_memories()] == ["long"]
+        assert [m.id for m in memory.list_memories(include_expired=True)] == ["long", "short"]
