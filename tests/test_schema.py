@@ -79,7 +79,7 @@ def test_store_records_schema_version(db_path: Path) -> None:
         ).fetchone()
     finally:
         conn.close()
-    assert row == ("2",)
+    assert row == ("3",)
 
 
 def test_store_records_embedding_dimension(db_path: Path) -> None:
@@ -197,7 +197,7 @@ def test_shared_file_tables_prefixed(shared, db_path: Path) -> None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     finally:
         conn.close()
-    assert {"alpha_memory", "alpha_link", "alpha_meta", "beta_memory", "beta_link"} <= tables
+    assert {"alpha__memory", "alpha__link", "alpha__meta", "beta__memory", "beta__link"} <= tables
     assert "graphmem_memory" not in tables
 
 
@@ -234,7 +234,7 @@ def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
     version = conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()
-    assert version == ("2",)
+    assert version == ("3",)
     conn.close()
 
 

@@ -55,7 +55,8 @@ INSERT INTO graphmem_meta (meta_key, meta_value) VALUES (:meta_key, :meta_value)
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- name: count-schema-tables
--- How many of the store's tables exist (REQUIRE_EXISTING checks for all 4).
+-- How many of the store's tables exist (a complete schema has all 5).
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
-  AND name IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta', 'graphmem_link');
+  AND name IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta', 'graphmem_link',
+               'graphmem_link_recheck');
