@@ -139,8 +139,12 @@ class SqliteDbaMachine(GraphMemoryMachine):
         if link is None:
             assert done
             return
-        field = {"relation_id": "relation_id", "source_id": "source", "target_id": "target"}
-        new = replace(link, **{field[column]: value})
+        if column == "relation_id":
+            new = replace(link, relation_id=value)
+        elif column == "source_id":
+            new = replace(link, source=value)
+        else:
+            new = replace(link, target=value)
         model = self.model
         rest = [old for old in model.links.values() if old.relation_id != relation_id]
         ends_moved = (new.source, new.target) != (link.source, link.target)
