@@ -231,7 +231,9 @@ def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: lis
         _workload(store)
     with GraphMemory(tmp_path / "w.db", schema_policy=SchemaPolicy.REQUIRE_EXISTING) as store:
         store.list_memories()
-    assert set(load_statements("sqlite")) - set(calls) == set()
+    # Only a store with another id can have tables of the older layout to look for
+    # (the prefixed test below sends count-legacy-tables).
+    assert set(load_statements("sqlite")) - set(calls) == {"count-legacy-tables"}
 
 
 def test_every_sqlite_statement_called_with_prefix(tmp_path: Path, calls: list[str]) -> None:

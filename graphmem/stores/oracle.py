@@ -27,7 +27,13 @@ import numpy.typing as npt
 from graphmem.core.metadata import canonical_scalar
 from graphmem.errors import SchemaError
 from graphmem.models import SchemaPolicy
-from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_pgq_statement, load_statements
+from graphmem.sqlfiles import (
+    DEFAULT_PREFIX,
+    Statement,
+    load_pgq_statement,
+    load_statements,
+    object_prefix,
+)
 from graphmem.stores.oracle_session import OracleSession, id_lists, vector_bind
 from graphmem.stores.sql_store import SqlStore
 
@@ -91,6 +97,8 @@ class OracleStore(SqlStore):
     def _setup(self, schema_policy: SchemaPolicy) -> None:
         with self.transaction(write=False):
             tables = int(self._run("count-schema-tables").fetchone()[0])
+        if tables == 0:
+            self._refuse_legacy_layout()
         if tables < SCHEMA_TABLES:
             if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
                 raise SchemaError(
@@ -102,6 +110,26 @@ class OracleStore(SqlStore):
         with self.transaction(write=False):
             row = self._run("get-meta", meta_key="embedding_dim").fetchone()
         self._dim = None if row is None else int(row[0])
+
+    def _refuse_legacy_layout(self) -> None:
+        """Refuse to install next to this store's tables of before schema version 3.
+
+        Their names were ``<id>_MEMORY``, ...; graphmem does not rename Oracle
+        objects itself (docs/oracle.md shows how to move the rows).
+        """
+        if object_prefix(self._prefix) == f"{DEFAULT_PREFIX}_":
+            return
+        names = {
+            f"{t}_table": f"{self._prefix}_{t}" for t in ("meta", "memory", "memory_meta", "link")
+        }
+        with self.transaction(write=False):
+            found = int(self._run("count-legacy-tables", **names).fetchone()[0])
+        if found:
+            raise SchemaError(
+                f"the store {self._prefix!r} has tables named {self._prefix.upper()}_* from "
+                f"before schema version 3, which names them {self._prefix.upper()}__*; move "
+                "their rows as docs/oracle.md shows ('Stores created before version 3')"
+            )
 
     def uninstall(self) -> None:
         """Drop the graph and every table of this store (``uninstall.sql``), data included.

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from graphmem.errors import SchemaError
-from graphmem.sqlfiles import DEFAULT_PREFIX, load_script, object_prefix
+from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_statements, object_prefix
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
@@ -75,6 +75,11 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {str(r[0]).lower() for r in rows}
 
 
+def _count(conn: sqlite3.Connection, statement: Statement, binds: dict[str, str]) -> int:
+    statement.check_binds(binds)
+    return int(conn.execute(statement.sql, binds).fetchone()[0])
+
+
 def _legacy_names(store_id: str) -> dict[str, str]:
     return {suffix: f"{store_id.lower()}_{suffix}" for suffix in _LEGACY_TABLES}
 
@@ -88,13 +93,12 @@ def _legacy_store(conn: sqlite3.Connection, store_id: str) -> bool:
     """
     if object_prefix(store_id) == f"{DEFAULT_PREFIX}_":
         return False
-    prefix = object_prefix(store_id)
-    if conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND lower(name) = ?",
-        (f"{prefix}meta",),
-    ).fetchone():
-        return False
     old = _legacy_names(store_id)
+    statements = load_statements("sqlite", store_id)
+    if _count(conn, statements["count-schema-tables"], {}) or not _count(
+        conn, statements["count-legacy-tables"], {f"{s}_table": n for s, n in old.items()}
+    ):
+        return False
     if _columns(conn, old["meta"]) != _LEGACY_TABLES["meta"]:
         return False
     version = conn.execute(

@@ -67,3 +67,11 @@ SELECT COUNT(*) FROM user_tables
 WHERE table_name IN ('GRAPHMEM_META', 'GRAPHMEM_MEMORY', 'GRAPHMEM_MEMORY_META',
                      'GRAPHMEM_LINK', 'GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS',
                      'GRAPHMEM_FILTER');
+
+-- name: count-legacy-tables
+-- How many of a store's tables exist under the names used before schema version 3
+-- (<id>_META, ...; now <id>__META): such a store is not installed over, see
+-- docs/oracle.md.
+SELECT COUNT(*) FROM user_tables
+WHERE table_name IN (UPPER(:meta_table), UPPER(:memory_table), UPPER(:memory_meta_table),
+                     UPPER(:link_table));

@@ -55,8 +55,16 @@ INSERT INTO graphmem_meta (meta_key, meta_value) VALUES (:meta_key, :meta_value)
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- name: count-schema-tables
--- How many of the store's tables exist (a complete schema has all 5).
+-- How many of the store's tables exist (a complete schema has all 5). Names compare
+-- without regard to case, as SQLite resolves them.
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
-  AND name IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta', 'graphmem_link',
-               'graphmem_link_recheck');
+  AND name COLLATE NOCASE IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta',
+                              'graphmem_link', 'graphmem_link_recheck');
+
+-- name: count-legacy-tables
+-- How many of a store's tables exist under the names used before schema version 3
+-- (<id>_meta, ...; now <id>__meta): SqliteStore renames such a store on open.
+SELECT COUNT(*) FROM sqlite_master
+WHERE type = 'table'
+  AND name COLLATE NOCASE IN (:meta_table, :memory_table, :memory_meta_table, :link_table);
