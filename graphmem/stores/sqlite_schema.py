@@ -42,7 +42,7 @@ def script_statements(script: str) -> Iterator[str]:
     """The statements of a script, one by one (trigger bodies kept whole).
 
     >>> list(script_statements("-- c\\nCREATE TABLE t (a);\\nSELECT 1;\\n"))
-    ['-- c\\nCREATE TABLE t (a);', '\\nSELECT 1;']
+    ['-- c\\nCREATE TABLE t (a);', 'SELECT 1;']
     """
     pending = ""
     for piece in script.splitlines(keepends=True):
