@@ -45,9 +45,11 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
             embedder. Default: the semantic in-process model (offline, see
             :class:`graphmem.Embedder`). The store records the name and dimension of
             the embedder that writes its first vector and refuses any other.
-        memory_store_id: prefixes every table, so several stores share one database;
-            ``^[A-Za-z][A-Za-z0-9_]{0,29}$``. An SQL identifier, so case-insensitive:
-            ``"abc"`` and ``"ABC"`` name the same store.
+        memory_store_id: names the store's objects ``<id>__<name>`` (the default
+            store: ``graphmem_<name>``), so several stores share one database;
+            ``^[A-Za-z][A-Za-z0-9_]{0,29}$`` without ``__`` and not ending in ``_``,
+            so that no two stores share a name. An SQL identifier, so
+            case-insensitive: ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
         clock: returns the current UTC time (tests pin it to check expiry).
 

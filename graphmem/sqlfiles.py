@@ -5,8 +5,9 @@ are the statement's doc, the rest up to the next header is its text. Binds are
 named (``:memory_id``), which both sqlite3 and python-oracledb accept.
 
 Object names in the files start with ``graphmem_`` (``GRAPHMEM_`` in Oracle
-scripts) so that the files run as is; a store with ``memory_store_id=X`` gets the
-same text with that prefix replaced by ``X_``, after ``X`` is validated.
+scripts) so that the files run as is for the default store. A store with another
+``memory_store_id=X`` gets the same text with that prefix replaced by ``X__`` (two
+underscores), after ``X`` is validated (:func:`object_prefix`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "load_pgq_statement",
     "load_script",
     "load_statements",
+    "object_prefix",
     "sql_root",
     "validate_identifier",
 ]
@@ -45,6 +47,25 @@ _LEXEME = re.compile(
     r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|::|(?<![\w:]):([A-Za-z_]\w*)",
     re.DOTALL,
 )
+
+
+def object_prefix(store_id: str) -> str:
+    """The text that starts every object name of a store, in lower case.
+
+    The default store keeps the names the files use (``graphmem_memory``); any
+    other id ``X`` gets ``X__memory``. Store ids, like SQL identifiers, compare
+    without regard to case: ``"abc"`` and ``"ABC"`` name the same store.
+
+    >>> object_prefix("graphmem"), object_prefix("T_GRAPH_MEMORY")
+    ('graphmem_', 't_graph_memory__')
+
+    Raises:
+        InvalidArgumentError: ``store_id`` is not a valid identifier.
+    """
+    validate_identifier("memory_store_id", store_id)
+    if store_id.lower() == DEFAULT_PREFIX:
+        return f"{DEFAULT_PREFIX}_"
+    return f"{store_id.lower()}__"
 
 
 def bind_names(sql: str) -> frozenset[str]:
@@ -98,13 +119,12 @@ def sql_root() -> Traversable:
 
 
 def _apply_prefix(text: str, prefix: str) -> str:
-    validate_identifier("memory_store_id", prefix)
-    if prefix == DEFAULT_PREFIX:
+    if object_prefix(prefix) == f"{DEFAULT_PREFIX}_":
         return text
 
     def repl(match: re.Match[str]) -> str:
         word = match.group(0)
-        return f"{prefix.upper()}_" if word.isupper() else f"{prefix}_"
+        return f"{prefix.upper()}__" if word.isupper() else f"{prefix}__"
 
     return _PREFIX_TOKEN.sub(repl, text)
 

@@ -17,3 +17,7 @@ class MemoryStoreMachine(GraphMemoryMachine):
 
 
 TestMemoryStoreMachine = MemoryStoreMachine.TestCase
+from graphmem.testing.machine_dba import SqliteDbaMachine  # noqa: E402
+
+TestSqliteDbaMachine = SqliteDbaMachine.TestCase
+"""The same machine with DBA DML (REPLACE included, foreign keys on or off)."""

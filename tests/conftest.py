@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from graphmem import GraphMemory
+from graphmem.sqlfiles import object_prefix
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 PIZZA_USER = "graph-demo-user"
@@ -81,14 +82,18 @@ def pinned_memory(db_path: Path, pinned_clock: Clock) -> Iterator[GraphMemory]:
         yield store
 
 
-@pytest.fixture
-def dba(db_path: Path) -> Iterator[Callable[[], sqlite3.Connection]]:
-    """Open the store's file as a DBA would: stdlib sqlite3, foreign keys on."""
+@pytest.fixture(params=["foreign_keys_on", "foreign_keys_off"])
+def dba(
+    db_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[[], sqlite3.Connection]]:
+    """Open the store's file as a DBA would: stdlib sqlite3, with foreign keys turned
+    on, and as a stock connection leaves them (off); every DBA test runs both ways."""
     opened: list[sqlite3.Connection] = []
+    foreign_keys = "ON" if request.param == "foreign_keys_on" else "OFF"
 
     def connect() -> sqlite3.Connection:
         conn = sqlite3.connect(db_path, isolation_level=None)
-        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA foreign_keys = {foreign_keys}")
         opened.append(conn)
         return conn
 
@@ -120,7 +125,9 @@ def raw_dump(db_path: Path) -> Callable[[str], dict[str, list[tuple[Any, ...]]]]
         conn = sqlite3.connect(db_path)
         try:
             return {
-                table: conn.execute(f"SELECT * FROM {prefix}_{table} ORDER BY 1").fetchall()
+                table: conn.execute(
+                    f"SELECT * FROM {object_prefix(prefix)}{table} ORDER BY 1"
+                ).fetchall()
                 for table in ("meta", "memory", "link")
             }
         finally:

@@ -40,7 +40,7 @@ def test_cli_sql_sqlite_installs_with_sqlite3(
     conn = sqlite3.connect(tmp_path / "x.db")
     conn.executescript(ddl)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"T_GRAPH_memory", "T_GRAPH_link", "T_GRAPH_meta"} <= names
+    assert {"T_GRAPH__memory", "T_GRAPH__link", "T_GRAPH__meta"} <= names
     conn.close()
 
 
@@ -64,8 +64,8 @@ def test_cli_help_shows_examples() -> None:
 def test_cli_sql_oracle_applies_the_prefix(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sql", "--dialect", "oracle", "--prefix", "T_GRAPH_MEMORY"]) == 0
     ddl = capsys.readouterr().out
-    assert "CREATE TABLE IF NOT EXISTS T_GRAPH_MEMORY_MEMORY" in ddl
-    assert "CREATE PROPERTY GRAPH IF NOT EXISTS T_GRAPH_MEMORY_graph" in ddl
+    assert "CREATE TABLE IF NOT EXISTS T_GRAPH_MEMORY__MEMORY" in ddl
+    assert "CREATE PROPERTY GRAPH IF NOT EXISTS T_GRAPH_MEMORY__graph" in ddl
     code = [line for line in ddl.splitlines() if not line.lstrip().startswith("--")]
     assert not any("GRAPHMEM_" in line.upper() for line in code)
 

@@ -568,3 +568,153 @@ def test_dml_link_visible_to_search_tree(abc: GraphMemory, dba) -> None:
     result = abc.search("alpha", max_results=1, num_hops=1)[0]
     assert result.id == "a"
     assert [(rel.id, child.id) for rel, child in result.linked_results] == [("r1", "b")]
+
+
+# REPLACE: the conflict clause deletes rows without firing DELETE triggers --------
+
+_LINK_COLUMNS = (
+    "(relation_id, source_id, target_id, relation_type, opposite_relation_type, created_at) "
+    "VALUES (?, ?, ?, ?, ?, '2026-02-01T00:00:00.000000+00:00')"
+)
+
+
+@pytest.mark.parametrize("verb", ["INSERT OR REPLACE", "REPLACE"])
+def test_dml_replace_link_id_revalidates_old_target(abc: GraphMemory, dba, verb: str) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    dba().execute(f"{verb} INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "supports", "x"))
+    assert [link.target_record_id for link in abc.list_record_links()] == ["c"]
+    assert (_status(abc, "b"), _status(abc, "c")) == ("valid", "valid")
+
+
+def test_dml_replace_link_id_moves_invalidity(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    dba().execute(
+        f"REPLACE INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "refines", "is_refined_by")
+    )
+    assert (_status(abc, "b"), _status(abc, "c")) == ("valid", "invalid")
+
+
+def test_dml_replace_link_triple_keeps_target_invalid(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    dba().execute(
+        f"REPLACE INTO graphmem_link {_LINK_COLUMNS}", ("r2", "a", "b", "supersedes", "x")
+    )
+    assert [link.id for link in abc.list_record_links()] == ["r2"]
+    assert _status(abc, "b") == "invalid"
+
+
+def test_dml_replace_link_keeps_other_lifecycle_link(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("c", "preference", "b", "fact", "duplicates", relation_id="r2")
+    dba().execute(f"REPLACE INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "supports", "x"))
+    assert (_status(abc, "b"), _status(abc, "c")) == ("invalid", "valid")
+
+
+def test_dml_update_or_replace_id_revalidates_deleted_row_target(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("a", "memory", "c", "preference", "supports", relation_id="r2")
+    dba().execute("UPDATE OR REPLACE graphmem_link SET relation_id = 'r1' WHERE relation_id = 'r2'")
+    assert [(link.id, link.target_record_id) for link in abc.list_record_links()] == [("r1", "c")]
+    assert _status(abc, "b") == "valid"
+
+
+def test_dml_update_or_replace_target_onto_existing_triple(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("a", "memory", "c", "preference", "supersedes", relation_id="r2")
+    dba().execute("UPDATE OR REPLACE graphmem_link SET target_id = 'b' WHERE relation_id = 'r2'")
+    assert [link.id for link in abc.list_record_links()] == ["r2"]
+    assert (_status(abc, "b"), _status(abc, "c")) == ("invalid", "valid")
+
+
+def test_dml_insert_or_ignore_conflict_changes_nothing(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    conn = dba()
+    conn.execute(
+        f"INSERT OR IGNORE INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "supports", "x")
+    )
+    assert _status(abc, "b") == "invalid"
+    conn.execute("DELETE FROM graphmem_link WHERE relation_id = 'r1'")
+    _insert_link(conn, "r3", "c", "a", "supports")
+    assert [_status(abc, m) for m in "abc"] == ["valid", "valid", "valid"]
+
+
+def test_dml_upsert_link_moves_invalidity(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    dba().execute(
+        f"INSERT INTO graphmem_link {_LINK_COLUMNS} ON CONFLICT (relation_id) DO UPDATE "
+        "SET target_id = excluded.target_id",
+        ("r1", "a", "c", "supersedes", "x"),
+    )
+    assert (_status(abc, "b"), _status(abc, "c")) == ("valid", "invalid")
+
+
+def test_dml_replace_invalid_memory_keeps_invariant(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("b", "fact", "c", "preference", "refines", relation_id="r2")
+    dba().execute(
+        "INSERT OR REPLACE INTO graphmem_memory (record_id, record_type, content, status, "
+        "created_at) VALUES ('b', 'fact', 'beta again', 'invalid', "
+        "'2026-02-01T00:00:00.000000+00:00')"
+    )
+    links = {link.id: link for link in abc.list_record_links()}
+    # With foreign keys on, the replaced row's links cascade away; without, they stay.
+    for name in "abc":
+        targeted = any(
+            link.target_record_id == name and link.relation_type != "supports"
+            for link in links.values()
+        )
+        assert _status(abc, name) == ("invalid" if targeted else "valid")
+    assert abc.get_memory("b").content == "beta again"
+
+
+def test_dml_replace_memory_with_wrong_status_refused(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    with pytest.raises(sqlite3.IntegrityError, match="derived"):
+        dba().execute(
+            "REPLACE INTO graphmem_memory (record_id, record_type, content, created_at) "
+            "VALUES ('b', 'fact', 'beta again', '2026-02-01T00:00:00.000000+00:00')"
+        )
+    assert abc.get_memory("b").content == "beta"
+
+
+# foreign keys off: the triggers cascade and refuse on their own --------------------
+
+
+def test_dml_link_update_to_unknown_endpoint_refused(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    for column in ("source_id", "target_id"):
+        with pytest.raises(sqlite3.IntegrityError, match="existing memories"):
+            dba().execute(f"UPDATE graphmem_link SET {column} = 'ghost' WHERE relation_id = 'r1'")
+    assert [(lk.source_record_id, lk.target_record_id) for lk in abc.list_record_links()] == [
+        ("a", "b")
+    ]
+    assert _status(abc, "b") == "invalid"
+
+
+def test_dml_unknown_source_refused(abc: GraphMemory, dba) -> None:
+    with pytest.raises(sqlite3.IntegrityError, match="existing memories"):
+        _insert_link(dba(), "r1", "ghost", "b", "supersedes")
+    assert _status(abc, "b") == "valid"
+
+
+def test_dml_memory_id_change_refused(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    with pytest.raises(sqlite3.IntegrityError, match="record_id cannot change"):
+        dba().execute("UPDATE graphmem_memory SET record_id = 'z' WHERE record_id = 'b'")
+    assert _status(abc, "b") == "invalid"
+
+
+def test_dml_delete_all_memories_leaves_no_link(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    dba().execute("DELETE FROM graphmem_memory")
+    assert abc.list_record_links() == []
+    abc.add_memory("b again", memory_id="b")
+    assert _status(abc, "b") == "valid"
+
+
+def test_dml_delete_memory_removes_metadata_rows(abc: GraphMemory, dba) -> None:
+    abc.add_memory("tagged", memory_id="t", metadata={"k": "v"})
+    dba().execute("DELETE FROM graphmem_memory WHERE record_id = 't'")
+    abc.add_memory("tagged again", memory_id="t", metadata={"k": "w"})
+    assert [r.id for r in abc.search("tagged", metadata_filter={"k": "v"})] == []
+    assert [r.id for r in abc.search("tagged", metadata_filter={"k": "w"})] == ["t"]

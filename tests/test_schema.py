@@ -197,7 +197,7 @@ def test_shared_file_tables_prefixed(shared, db_path: Path) -> None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     finally:
         conn.close()
-    assert {"alpha_memory", "alpha_link", "alpha_meta", "beta_memory", "beta_link"} <= tables
+    assert {"alpha__memory", "alpha__link", "alpha__meta", "beta__memory", "beta__link"} <= tables
     assert "graphmem_memory" not in tables
 
 

@@ -79,19 +79,30 @@ def parse_time(value: str) -> datetime:
 
 
 def validate_identifier(argument: str, value: object) -> str:
-    """Check an identifier such as ``memory_store_id`` (SPEC section 5).
+    """Check a store identifier (``memory_store_id``, the CLI's ``--prefix``).
+
+    It must match ``^[A-Za-z][A-Za-z0-9_]{0,29}$``, and, because a store's objects
+    are named ``<id>__<name>``, contain no double underscore and not end with
+    ``_``: then the text before the first ``__`` of an object name is the store
+    id, so two stores never share an object name.
 
     >>> validate_identifier("memory_store_id", "T_GRAPH_MEMORY")
     'T_GRAPH_MEMORY'
 
     Raises:
-        InvalidArgumentError: unless it matches ``^[A-Za-z][A-Za-z0-9_]{0,29}$``.
+        InvalidArgumentError: when the value breaks one of these rules.
     """
     if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
         raise InvalidArgumentError(
             argument,
             f"{value!r} is not an identifier: a letter, then at most 29 letters, "
             "digits or underscores",
+        )
+    if "__" in value or value.endswith("_"):
+        raise InvalidArgumentError(
+            argument,
+            f"{value!r} contains '__' or ends with '_': object names are <id>__<name>, "
+            "so such an id could share names with another store",
         )
     return value
 

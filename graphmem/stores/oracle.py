@@ -29,7 +29,13 @@ from graphmem.core.metadata import canonical_scalar
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import InvalidArgumentError, SchemaError
 from graphmem.models import SchemaPolicy
-from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_pgq_statement, load_statements
+from graphmem.sqlfiles import (
+    DEFAULT_PREFIX,
+    Statement,
+    load_pgq_statement,
+    load_statements,
+    object_prefix,
+)
 from graphmem.stores.oracle_session import OracleSession, id_lists, vector_bind
 from graphmem.stores.sql_store import SqlStore
 
@@ -106,7 +112,10 @@ class OracleStore(SqlStore):
     # connection and schema -------------------------------------------------
 
     def _setup(self, schema_policy: SchemaPolicy) -> None:
-        gaps = self._schema_gaps()
+        found = self._schema_counts()
+        if int(found[0]) == 0:
+            self._refuse_legacy_layout()
+        gaps = self._schema_gaps(found)
         if gaps and schema_policy is SchemaPolicy.REQUIRE_EXISTING:
             raise SchemaError(
                 f"the store {self._prefix!r} has no complete schema ({gaps}; "
@@ -117,22 +126,46 @@ class OracleStore(SqlStore):
             # install.sql is idempotent: it creates what is missing and recompiles
             # the triggers (CREATE OR REPLACE), which repairs a partial install.
             self._session.run_script("install")
-            gaps = self._schema_gaps()
+            gaps = self._schema_gaps(self._schema_counts())
             if gaps:
                 raise SchemaError(
                     f"install.sql ran but the store {self._prefix!r} is still incomplete "
                     f"({gaps}); check USER_OBJECTS and USER_ERRORS"
                 )
 
-    def _schema_gaps(self) -> str:
-        """What ``count-schema-tables`` finds missing, e.g. ``1 of 2 valid triggers``."""
+    def _schema_counts(self) -> tuple[Any, ...]:
+        """``count-schema-tables``: tables, valid triggers, property graphs found."""
         with self.transaction(write=False):
-            found = self._run("count-schema-tables").fetchone()
+            return tuple(self._run("count-schema-tables").fetchone())
+
+    @staticmethod
+    def _schema_gaps(found: tuple[Any, ...]) -> str:
+        """What is missing from ``found``, e.g. ``1 of 2 valid triggers``."""
         return ", ".join(
             f"{int(n)} of {want} {what}"
             for n, (want, what) in zip(found, _SCHEMA_PARTS, strict=True)
             if int(n) < want
         )
+
+    def _refuse_legacy_layout(self) -> None:
+        """Refuse to install next to this store's tables of before schema version 3.
+
+        Their names were ``<id>_MEMORY``, ...; graphmem does not rename Oracle
+        objects itself (docs/oracle.md shows how to move the rows).
+        """
+        if object_prefix(self._prefix) == f"{DEFAULT_PREFIX}_":
+            return
+        names = {
+            f"{t}_table": f"{self._prefix}_{t}" for t in ("meta", "memory", "memory_meta", "link")
+        }
+        with self.transaction(write=False):
+            found = int(self._run("count-legacy-tables", **names).fetchone()[0])
+        if found:
+            raise SchemaError(
+                f"the store {self._prefix!r} has tables named {self._prefix.upper()}_* from "
+                f"before schema version 3, which names them {self._prefix.upper()}__*; move "
+                "their rows as docs/oracle.md shows ('Stores created before version 3')"
+            )
 
     def uninstall(self) -> None:
         """Drop the graph and every table of this store (``uninstall.sql``), data included.

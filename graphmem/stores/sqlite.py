@@ -25,15 +25,11 @@ from graphmem.models import SchemaPolicy
 from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
 from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.sql_store import SqlStore
+from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
 
 __all__ = ["SCHEMA_TABLES", "SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
-SCHEMA_VERSION = "3"
-"""The version install.sql writes; an older store is upgraded by re-running it."""
-SCHEMA_TABLES = 4
-"""Tables that ``count-schema-tables`` finds in a complete schema (whatever the
-number of record types: every memory-like type lives in the one memory table)."""
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -95,14 +91,10 @@ class SqliteStore(SqlStore):
             if self.path != ":memory:":
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
-            tables = self._run("count-schema-tables").fetchone()[0]
-            version = None
-            if tables == SCHEMA_TABLES:
-                row = self._run("get-meta", meta_key="schema_version").fetchone()
-                version = None if row is None else row[0]
+            version = self._schema_version()
             if version != SCHEMA_VERSION:
                 if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
-                    found = "no schema" if tables < SCHEMA_TABLES else f"schema version {version}"
+                    found = "no schema" if version is None else f"schema version {version}"
                     raise SchemaError(
                         f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
                         f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "
@@ -110,10 +102,17 @@ class SqliteStore(SqlStore):
                         "`graphmem sql --dialect sqlite`"
                     )
                 with self._lock:
-                    conn.executescript(load_script("sqlite", "install", self._prefix))
+                    install(conn, self._prefix)
             conn.executescript(load_script("sqlite", "session", self._prefix))
         except sqlite3.Error as exc:
             raise BackendError(f"cannot prepare the store in {self.path!r}: {exc}") from exc
+
+    def _schema_version(self) -> str | None:
+        """The store's schema version; None unless all its tables exist."""
+        if self._run("count-schema-tables").fetchone()[0] < SCHEMA_TABLES:
+            return None
+        row = self._run("get-meta", meta_key="schema_version").fetchone()
+        return None if row is None else str(row[0])
 
     def close(self) -> None:
         with self._lock:

@@ -5,7 +5,7 @@
 -- or let graphmem.stores.oracle.OracleStore run it (SchemaPolicy.CREATE_IF_NECESSARY;
 -- it splits the script at `;` line ends and at the `/` lines after PL/SQL blocks).
 -- Object names start with GRAPHMEM_; a store created with memory_store_id=X uses
--- X_ instead (graphmem.sqlfiles substitutes the validated identifier). Every
+-- X__ instead (graphmem.sqlfiles substitutes the validated identifier). Every
 -- statement is idempotent (IF NOT EXISTS, CREATE OR REPLACE, MERGE), so the
 -- script can be re-run. Needs CREATE TABLE, CREATE TRIGGER and CREATE PROPERTY
 -- GRAPH and a quota on the default tablespace (whether DB_DEVELOPER_ROLE holds all

@@ -103,3 +103,11 @@ SELECT
     (SELECT COUNT(*) FROM user_property_graphs
      WHERE graph_name = 'GRAPHMEM_GRAPH') AS graphs_found
 FROM dual;
+
+-- name: count-legacy-tables
+-- How many of a store's tables exist under the names used before schema version 3
+-- (<id>_META, ...; now <id>__META): such a store is not installed over, see
+-- docs/oracle.md.
+SELECT COUNT(*) FROM user_tables
+WHERE table_name IN (UPPER(:meta_table), UPPER(:memory_table), UPPER(:memory_meta_table),
+                     UPPER(:link_table));

@@ -2,14 +2,19 @@
 --
 -- Run as is with the sqlite3 shell (`sqlite3 memories.db < install.sql`), or let
 -- graphmem.stores.sqlite.SqliteStore run it (SchemaPolicy.CREATE_IF_NECESSARY).
--- Table names start with `graphmem_`; a store created with memory_store_id=X uses
--- `X_` instead (graphmem.sqlfiles substitutes the validated identifier).
--- Every statement is idempotent.
+-- Object names start with `graphmem_`; a store created with memory_store_id=X uses
+-- `X__` (two underscores) instead (graphmem.sqlfiles substitutes the validated
+-- identifier). Every statement is idempotent; graphmem runs the script in one
+-- transaction.
 --
--- The validity invariant (SPEC section 2) is kept by the triggers below, so it
--- also holds for DML that a DBA runs directly on graphmem_link: a memory is
--- 'invalid' exactly when a supersedes/refines/duplicates link targets it. Each
--- trigger touches only the endpoints of the changed link (index lookups).
+-- The validity invariant is kept by the triggers below, so it also holds for
+-- DML that a DBA runs directly: a memory is 'invalid' exactly when a
+-- supersedes/refines/duplicates link targets it. Each trigger touches only the
+-- endpoints of the changed link (index lookups). The triggers hold on a stock
+-- sqlite3 connection too: they do not rely on `PRAGMA foreign_keys` (off by
+-- default in SQLite) nor on `PRAGMA recursive_triggers` (off by default, and
+-- without it the REPLACE conflict resolution deletes rows without firing DELETE
+-- triggers: https://www.sqlite.org/lang_conflict.html).
 
 PRAGMA foreign_keys = ON;
 
@@ -171,6 +176,122 @@ WHEN NEW.status <> CASE WHEN EXISTS (
     ) THEN 'invalid' ELSE 'valid' END
 BEGIN
     SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
+END;
+
+-- Without foreign keys (a stock sqlite3 connection) nothing else stops a link to a
+-- missing memory, so the triggers check both ends; with them on, the foreign key
+-- would refuse the same rows.
+CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bi
+BEFORE INSERT ON graphmem_link
+WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.source_id)
+  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.target_id)
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a link''s source and target must be existing memories');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bu
+BEFORE UPDATE OF source_id, target_id ON graphmem_link
+WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.source_id)
+  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.target_id)
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a link''s source and target must be existing memories');
+END;
+
+-- Deleting a memory deletes its links and metadata rows, as ON DELETE CASCADE
+-- does when foreign keys are on (then these deletes find nothing left). The
+-- link deletes fire graphmem_link_validity_ad, which recomputes their targets.
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_cascade_ad
+AFTER DELETE ON graphmem_memory
+BEGIN
+    DELETE FROM graphmem_link WHERE source_id = OLD.record_id;
+    DELETE FROM graphmem_link WHERE target_id = OLD.record_id;
+    DELETE FROM graphmem_memory_meta WHERE record_id = OLD.record_id;
+END;
+
+-- Links and metadata rows refer to a memory by its id, so the id never changes
+-- (delete the memory and insert it again instead).
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_id_bu
+BEFORE UPDATE OF record_id ON graphmem_memory
+WHEN NEW.record_id IS NOT OLD.record_id
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a memory''s record_id cannot change');
+END;
+
+-- REPLACE. `INSERT OR REPLACE` (or `REPLACE`) of a memory deletes the old row;
+-- with foreign keys on, that cascades into its links, so the new row may claim
+-- 'invalid' (checked against the links before the delete) with no lifecycle link
+-- left: recompute it once the row is in.
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_replace_ai
+AFTER INSERT ON graphmem_memory
+WHEN NEW.status = 'invalid'
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = NEW.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id = NEW.record_id;
+END;
+
+-- A link row that REPLACE deletes fires no DELETE trigger. A row replaced for the
+-- same (source, target, type) has the new row's target, which the triggers above
+-- recompute; a row replaced for the same relation_id may target another memory.
+-- Before each insert (and each change of relation_id), the target of a lifecycle
+-- link holding the new relation_id is noted here; after the row is written, the
+-- noted targets are recomputed from the links left, and the notes deleted. If
+-- the statement fails instead, its rollback removes the note; if the row is
+-- skipped (OR IGNORE), the note stays until the next write consumes it, and
+-- recomputing a status that is right changes nothing.
+CREATE TABLE IF NOT EXISTS graphmem_link_recheck (
+    target_id TEXT PRIMARY KEY
+) WITHOUT ROWID;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bi
+BEFORE INSERT ON graphmem_link
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE l.relation_id = NEW.relation_id
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bu
+BEFORE UPDATE OF relation_id ON graphmem_link
+WHEN NEW.relation_id IS NOT OLD.relation_id
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE l.relation_id = NEW.relation_id
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_recheck_ai
+AFTER INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link_recheck)
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_link_recheck_au
+AFTER UPDATE OF relation_id ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link_recheck)
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck;
 END;
 
 -- The version of this script; graphmem re-runs it on a store with an older one.

@@ -62,7 +62,16 @@ ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version';
 
 -- name: count-schema-tables
--- How many of the store's tables exist (REQUIRE_EXISTING checks for all 4).
+-- How many of the store's tables exist (a complete schema has all 5). Names compare
+-- without regard to case, as SQLite resolves them.
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
-  AND name IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta', 'graphmem_link');
+  AND name COLLATE NOCASE IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta',
+                              'graphmem_link', 'graphmem_link_recheck');
+
+-- name: count-legacy-tables
+-- How many of a store's tables exist under the names used before schema version 3
+-- (<id>_meta, ...; now <id>__meta): SqliteStore renames such a store on open.
+SELECT COUNT(*) FROM sqlite_master
+WHERE type = 'table'
+  AND name COLLATE NOCASE IN (:meta_table, :memory_table, :memory_meta_table, :link_table);

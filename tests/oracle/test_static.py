@@ -58,8 +58,8 @@ def _pgq() -> Any:
     return pgq
 
 
-def _script(name: str) -> list[str]:
-    return split_script(load_script("oracle", name))
+def _script(name: str, prefix: str = "graphmem") -> list[str]:
+    return split_script(load_script("oracle", name, prefix))
 
 
 def _is_plsql(sql: str) -> bool:
@@ -182,6 +182,7 @@ def _error(code: int) -> FakeError:
 
 def _rows(name: str) -> list[tuple[Any, ...]]:
     rows: dict[str, list[tuple[Any, ...]]] = {
+        "count-legacy-tables": [(0,)],
         "get-memories": [MEMORY_ROW],
         "get-record-types": [("m2", "memory")],
         "get-lifecycle-links-to": [LINK_ROW],
@@ -209,7 +210,9 @@ class FakeCursor:
         self._rows: list[tuple[Any, ...]] = []
 
     def _statement(self, sql: str) -> Statement:
-        for stmt in (*ORACLE.values(), *PGQ.values()):
+        prefix = self.conn.prefix
+        oracle, pgq = load_statements("oracle", prefix), load_statements("pgq", prefix)
+        for stmt in (*oracle.values(), *pgq.values()):
             if stmt.sql == sql:
                 return stmt
         if sql in self.conn.lowered:
@@ -236,6 +239,8 @@ class FakeCursor:
         if stmt.name == "get-meta":
             value = self.conn.meta.get(binds["meta_key"])
             self._rows = [] if value is None else [(value,)]
+        if stmt.name == "count-legacy-tables":
+            self._rows = [(self.conn.legacy_tables,)]
 
     def executemany(self, sql: str, rows: list[dict[str, Any]]) -> None:
         stmt = self._statement(sql)
@@ -264,6 +269,7 @@ class FakeConnection:
         self.fail: dict[str, Exception] = {}
         # What count-schema-tables finds; install.sql completes it unless `repairs` is off.
         self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
+        self.legacy_tables = 0
         self.repairs = True
         self.warn_on: str | None = None  # script statements holding this text warn
         self.autocommit = False
@@ -272,8 +278,12 @@ class FakeConnection:
         self.lowered: dict[str, str] = {}  # lowered text -> statement name
         self.commits = self.rollbacks = 0
         self.closed = False
-        self.scripts = {s for n in ("install", "uninstall", "session") for s in _script(n)}
-        self.install = set(_script("install"))
+        self.use_prefix("graphmem")
+
+    def use_prefix(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.scripts = {s for n in ("install", "uninstall", "session") for s in _script(n, prefix)}
+        self.install = set(_script("install", prefix))
 
     def script_ran(self, sql: str) -> None:
         if sql in self.install and self.repairs:
@@ -394,7 +404,11 @@ def _exercise(store: OracleStore) -> None:
 def test_store_sends_every_oracle_statement(conn: FakeConnection) -> None:
     _exercise(OracleStore(conn))
     sent = set(conn.names())
-    assert sent - {"<script>"} == set(ORACLE) | {"expand-level", "expand-level-uncapped"}
+    # count-legacy-tables: only for another store id (the tests below).
+    assert sent - {"<script>"} == set(ORACLE) - {"count-legacy-tables"} | {
+        "expand-level",
+        "expand-level-uncapped",
+    }
 
 
 def test_store_nearest_binds_query_k_and_ranks_exactly(conn: FakeConnection) -> None:
@@ -431,6 +445,41 @@ def test_store_runs_install_when_tables_are_missing(conn: FakeConnection) -> Non
     OracleStore(conn)
     scripts = [sql for name, sql in conn.sent if name == "<script>"]
     assert scripts == _script("session") + _script("install")
+
+
+def test_store_with_another_id_installs_when_no_old_tables(conn: FakeConnection) -> None:
+    conn.tables = 0
+    conn.use_prefix("T_NEW")
+    OracleStore(conn, "T_NEW")
+    scripts = [sql for name, sql in conn.sent if name == "<script>"]
+    assert scripts == _script("session", "T_NEW") + _script("install", "T_NEW")
+    (legacy,) = [binds for name, binds in conn.sent if name == "count-legacy-tables"]
+    assert sorted(legacy.values()) == [
+        "T_NEW_link",
+        "T_NEW_memory",
+        "T_NEW_memory_meta",
+        "T_NEW_meta",
+    ]
+
+
+def test_store_refuses_to_install_next_to_old_layout(conn: FakeConnection) -> None:
+    conn.tables = 0
+    conn.legacy_tables = 4
+    conn.use_prefix("T_OLD")
+    with pytest.raises(SchemaError, match="before schema version 3"):
+        OracleStore(conn, "T_OLD")
+    scripts = [sql for name, sql in conn.sent if name == "<script>"]
+    assert scripts == _script("session", "T_OLD")
+
+
+@pytest.mark.parametrize("script", ["install", "uninstall", "session"])
+def test_object_names_fit_oracle_identifier_limit(script: str) -> None:
+    # Oracle 12.2 and later allow names of up to 128 bytes; store ids have at most 30.
+    longest = "X" * 30
+    text = re.sub(r"--[^\n]*", "", load_script("oracle", script, longest))
+    names = re.findall(rf"\b{longest}__\w+", text, re.IGNORECASE)
+    assert names or script == "session"
+    assert all(len(n.encode()) <= 128 for n in names)
 
 
 def test_store_require_existing_raises_schema_error(conn: FakeConnection) -> None:
