@@ -30,6 +30,7 @@ from graphmem.core.validation import (
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.embedders import Embedder, HashingEmbedder
 from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
 from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
@@ -54,7 +55,7 @@ _MEMORY_KEYS = frozenset(
 _EMBED_BATCH = 1024
 
 
-class GraphMemory(LinkOperations):
+class GraphMemory(LinkOperations, GraphOperations):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
