@@ -36,6 +36,7 @@ from graphmem.models import MemoryRecord, SchemaPolicy, SearchResult
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
 from graphmem.stores import open_store
 from graphmem.stores.base import NewMemory
+from graphmem.upsert import check_if_exists, insert_new
 
 __all__ = ["GraphMemory"]
 
@@ -140,6 +141,7 @@ class GraphMemory(LinkOperations, GraphOperations):
         metadata: Mapping[str, Any] | None = None,
         timestamp: datetime | str | None = None,
         ttl_days: float | None = None,
+        if_exists: str = "error",
     ) -> str:
         """Store a memory and return its id.
 
@@ -154,11 +156,15 @@ class GraphMemory(LinkOperations, GraphOperations):
             timestamp: when it happened (defaults to the creation time when shown).
             ttl_days: expire after this many days; search and list_memories leave expired
                 memories out (get_memory still finds them by id).
+            if_exists: when ``memory_id`` is stored already: ``"error"`` raises,
+                ``"skip"`` keeps the stored memory, ``"replace"`` deletes it with its
+                links and stores this one (``update_memory`` keeps the links).
 
         Raises:
             InvalidArgumentError: a bad argument (named in the message).
-            ConflictError: ``memory_id`` already exists.
+            ConflictError: ``memory_id`` already exists and ``if_exists="error"``.
         """
+        policy = check_if_exists(if_exists)
         memory = self._new_memory(
             content,
             self._embed_one(check_content(content)),
@@ -171,7 +177,7 @@ class GraphMemory(LinkOperations, GraphOperations):
             timestamp=timestamp,
             ttl_days=ttl_days,
         )
-        self._store.insert_memory(memory)
+        insert_new(self._store, [memory], policy, single=True)
         return memory.record_id
 
     def _new_memory(
@@ -203,17 +209,22 @@ class GraphMemory(LinkOperations, GraphOperations):
             embedding=embedding,
         )
 
-    def add_memories(self, memories: Iterable[Mapping[str, Any]]) -> list[str]:
+    def add_memories(
+        self, memories: Iterable[Mapping[str, Any]], *, if_exists: str = "error"
+    ) -> list[str]:
         """Store many memories in one transaction; returns their ids in order.
 
         Each item holds the keyword arguments of :meth:`add_memory` (``content``
         required). Texts are embedded in batches. All or nothing: one bad item or
-        one duplicate id rejects the whole call.
+        one duplicate id rejects the whole call. ``if_exists`` applies to every
+        item as in :meth:`add_memory`.
 
         Raises:
             InvalidArgumentError: a bad item (the message names its index).
-            ConflictError: an id exists already or twice in the batch.
+            ConflictError: an id exists already (``if_exists="error"``) or twice in
+                the batch.
         """
+        policy = check_if_exists(if_exists)
         if isinstance(memories, (str, bytes, Mapping)) or not isinstance(memories, Iterable):
             raise InvalidArgumentError("memories", "must be an iterable of mappings")
         items = [dict(item) if isinstance(item, Mapping) else item for item in memories]
@@ -235,7 +246,7 @@ class GraphMemory(LinkOperations, GraphOperations):
                 new.append(self._new_memory(embedding=vector, **item))
             except InvalidArgumentError as exc:
                 raise InvalidArgumentError(f"memories[{index}].{exc.argument}", str(exc)) from exc
-        self._store.insert_memories(new)
+        insert_new(self._store, new, policy, single=False)
         return [m.record_id for m in new]
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
