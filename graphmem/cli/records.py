@@ -39,6 +39,13 @@ def _content(text: str) -> str:
 @click.option("--metadata", metavar="JSON", help="A JSON object stored with the memory.")
 @click.option("--timestamp", metavar="ISO", help="When it happened (ISO 8601).")
 @click.option("--ttl-days", type=float, help="Expire after this many days.")
+@click.option(
+    "--if-exists",
+    type=click.Choice(["error", "skip", "replace"]),
+    default="error",
+    show_default=True,
+    help="When --id is stored: fail, keep the stored memory, or replace it (its links go).",
+)
 @store_options
 @json_option
 def add(db: str, store: str | None, as_json: bool, metadata: str | None, **kwargs: Any) -> None:

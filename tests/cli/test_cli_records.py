@@ -52,6 +52,16 @@ def test_add_duplicate_id_is_a_user_error(graphmem, user_error) -> None:
     user_error(graphmem("add", "b", "--id", "x"), "x")
 
 
+def test_add_if_exists_skip_and_replace(graphmem, db: Path) -> None:
+    assert graphmem("add", "a", "--id", "x").code == 0
+    assert graphmem("add", "b", "--id", "x", "--if-exists", "skip").out.strip() == "x"
+    with GraphMemory(db) as memory:
+        assert memory.get_memory("x").content == "a"
+    assert graphmem("add", "c", "--id", "x", "--if-exists", "replace").code == 0
+    with GraphMemory(db) as memory:
+        assert memory.get_memory("x").content == "c"
+
+
 def test_add_bad_metadata_is_a_usage_error(graphmem) -> None:
     run = graphmem("add", "a", "--metadata", "{not json")
     assert run.code == 2
