@@ -49,7 +49,7 @@ _LEXEME = re.compile(
 
 
 def validate_identifier(argument: str, value: object) -> str:
-    """Check an identifier such as ``memory_store_id`` (SPEC section 5).
+    """Check an identifier such as ``memory_store_id`` (docs/semantics.md section 5).
 
     >>> validate_identifier("memory_store_id", "T_GRAPH_MEMORY")
     'T_GRAPH_MEMORY'

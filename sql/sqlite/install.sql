@@ -6,7 +6,7 @@
 -- `X_` instead (graphmem.sqlfiles substitutes the validated identifier).
 -- Every statement is idempotent.
 --
--- The validity invariant (SPEC section 2) is kept by the triggers below, so it
+-- The validity invariant (docs/semantics.md section 2) is kept by the triggers below, so it
 -- also holds for DML that a DBA runs directly on graphmem_link: a memory is
 -- 'invalid' exactly when a supersedes/refines/duplicates link targets it. Each
 -- trigger touches only the endpoints of the changed link (index lookups).
@@ -84,7 +84,7 @@ CREATE INDEX IF NOT EXISTS graphmem_link_target_walk_ix
 CREATE INDEX IF NOT EXISTS graphmem_memory_filter_ix
     ON graphmem_memory (record_id, record_type, expires_at, user_id, agent_id, thread_id);
 
--- A type is stored in one orientation only (SPEC section 2).
+-- A type is stored in one orientation only (docs/semantics.md section 2).
 CREATE TRIGGER IF NOT EXISTS graphmem_link_orientation_bi
 BEFORE INSERT ON graphmem_link
 WHEN EXISTS (
