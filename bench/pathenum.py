@@ -1,6 +1,6 @@
 """The reference system's linked-context query: path enumeration in one statement.
 
-The SDK of the reference system builds the tree of SPEC section 3 with plain SQL
+The SDK of the reference system builds the tree of docs/semantics.md section 3 with plain SQL
 (its "runtime builder"): a CTE ``roots``, a CTE ``graph_edges`` holding every
 link in both directions, then, for each depth ``d = 1..H``, one SELECT branch
 that chains ``d`` copies of ``graph_edges`` from the root, requiring every

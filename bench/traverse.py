@@ -1,4 +1,4 @@
-"""Benchmark the linked-context tree (SPEC section 3) of the SQLite store.
+"""Benchmark the linked-context tree (docs/semantics.md section 3) of the SQLite store.
 
 For each size ``N:M`` the cached store of :mod:`bench.generate` is opened once
 and, for 1, 2, 3 and 5 hops, 1 and 10 roots, ``max_linked_results`` 100 and

@@ -22,17 +22,19 @@ from graphmem.core.validation import (
     validate_identifier,
 )
 from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
 from graphmem.models import MemoryRecord, SchemaPolicy
 from graphmem.search.operations import SearchOperations
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
+from graphmem.upsert import check_if_exists
 
 __all__ = ["GraphMemory"]
 
 
-class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
+class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperations, HasPool):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
@@ -126,6 +128,7 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
         metadata: Mapping[str, Any] | None = None,
         timestamp: datetime | str | None = None,
         ttl_days: float | None = None,
+        if_exists: str = "error",
     ) -> str:
         """Store a memory and return its id.
 
@@ -140,14 +143,18 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
             timestamp: when it happened (defaults to the creation time when shown).
             ttl_days: expire after this many days; search and list_memories leave expired
                 memories out (get_memory still finds them by id).
+            if_exists: when ``memory_id`` is stored already: ``"error"`` raises,
+                ``"skip"`` keeps the stored memory, ``"replace"`` deletes it with its
+                links and stores this one (``update_memory`` keeps the links).
 
         Raises:
             InvalidArgumentError: a bad argument (named in the message), or an
                 embedder output that is not one finite vector.
-            ConflictError: ``memory_id`` already exists.
+            ConflictError: ``memory_id`` already exists and ``if_exists="error"``.
             SchemaError: the store holds vectors of another embedder.
         """
         self._check_open()
+        policy = check_if_exists(if_exists)
         memory = self._new_memory(
             content,
             memory_id=memory_id,
@@ -159,26 +166,31 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
             timestamp=timestamp,
             ttl_days=ttl_days,
         )
-        self._insert([memory], self._embed([memory.content]), batch=False)
+        self._insert([memory], self._embed([memory.content]), batch=False, if_exists=policy)
         return memory.record_id
 
-    def add_memories(self, memories: Iterable[Mapping[str, Any]]) -> list[str]:
+    def add_memories(
+        self, memories: Iterable[Mapping[str, Any]], *, if_exists: str = "error"
+    ) -> list[str]:
         """Store many memories in one transaction; returns their ids in order.
 
         Each item holds the keyword arguments of :meth:`add_memory` (``content``
         required). Texts are embedded in batches. All or nothing: one bad item or
-        one duplicate id rejects the whole call.
+        one duplicate id rejects the whole call. ``if_exists`` applies to every
+        item as in :meth:`add_memory`.
 
         Raises:
             InvalidArgumentError: a bad item (the message names its index), or an
                 embedder output that is not one finite vector per text.
-            ConflictError: an id exists already or twice in the batch.
+            ConflictError: an id exists already (``if_exists="error"``) or twice in
+                the batch.
             SchemaError: the store holds vectors of another embedder.
         """
         self._check_open()
+        policy = check_if_exists(if_exists)
         new = self._new_memories(memories)
         if new:
-            self._insert(new, self._embed([m.content for m in new]), batch=True)
+            self._insert(new, self._embed([m.content for m in new]), batch=True, if_exists=policy)
         return [m.record_id for m in new]
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
@@ -298,3 +310,11 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, HasPool):
     update_record_link_async = async_twin(LinkOperations.update_record_link)
     delete_record_link_async = async_twin(LinkOperations.delete_record_link)
     list_record_links_async = async_twin(LinkOperations.list_record_links)
+    tree_async = async_twin(GraphOperations.tree)
+    explain_invalid_async = async_twin(GraphOperations.explain_invalid)
+    history_async = async_twin(GraphOperations.history)
+    subgraph_async = async_twin(GraphOperations.subgraph)
+    stats_async = async_twin(GraphOperations.stats)
+    to_networkx_async = async_twin(GraphOperations.to_networkx)
+    export_jsonl_async = async_twin(GraphOperations.export_jsonl)
+    import_jsonl_async = async_twin(GraphOperations.import_jsonl)

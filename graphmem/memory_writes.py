@@ -106,18 +106,39 @@ class MemoryWrites(StoreHandle):
         return new
 
     def _insert(
-        self, memories: Sequence[NewMemory], vectors: npt.NDArray[np.float32], batch: bool
+        self,
+        memories: Sequence[NewMemory],
+        vectors: npt.NDArray[np.float32],
+        batch: bool,
+        if_exists: str = "error",
     ) -> None:
-        """Write ``memories`` with their checked vectors in one transaction."""
+        """Write ``memories`` with their checked vectors in one transaction.
+
+        ``if_exists`` (graphmem.upsert) says what a stored id does: raise, keep the
+        stored memory (``"skip"``), or delete it with its links first (``"replace"``).
+        Ids are looked up in the writing transaction, so the answer cannot go stale.
+        """
         with self._store.transaction():
             self._use_embedder(int(vectors.shape[1]))
             ids = [m.record_id for m in memories]
+            stored: set[str] = set()
             for start in range(0, len(ids), _LOOKUP_BATCH):
-                found = self._store.get_record_types(ids[start : start + _LOOKUP_BATCH])
-                if found:
-                    index = next(i for i, rid in enumerate(ids) if rid in found)
-                    where = f"memories[{index}]: " if batch else ""
-                    raise ConflictError(f"{where}memory_id {ids[index]!r} already exists")
+                stored.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
+            if stored and if_exists == "error":
+                index = next(i for i, rid in enumerate(ids) if rid in stored)
+                where = f"memories[{index}]: " if batch else ""
+                raise ConflictError(
+                    f"{where}memory_id {ids[index]!r} already exists (if_exists='skip' "
+                    "keeps the stored memory, 'replace' replaces it)"
+                )
+            if if_exists == "replace":
+                for record_id in sorted(stored):
+                    self._store.delete_memory(record_id)
+                stored = set()
             self._store.insert_memories(
-                [replace(m, embedding=v) for m, v in zip(memories, vectors, strict=True)]
+                [
+                    replace(m, embedding=v)
+                    for m, v in zip(memories, vectors, strict=True)
+                    if m.record_id not in stored
+                ]
             )

@@ -111,7 +111,7 @@ class SearchResult(BaseModel):
     """A direct search result with its linked context tree.
 
     ``linked_results`` holds one ``(relation, child)`` pair per child in the
-    shortest-path tree of SPEC section 3; ``relation`` keeps its stored direction.
+    shortest-path tree of docs/semantics.md section 3; ``relation`` keeps its stored direction.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -146,7 +146,7 @@ class SearchResult(BaseModel):
                 ``include_invalid_results`` follows the search that produced this result.
 
         Returns:
-            The rendered text, without a trailing newline.
+            The text of docs/semantics.md section 4, without a trailing newline.
 
         Raises:
             InvalidArgumentError: ``config`` is not a SearchResultFormatConfig.

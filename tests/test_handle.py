@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import io
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -22,6 +23,7 @@ _REFINES = {
     "target_record_type": "memory",
     "relation_type": "refines",
 }
+_LINE = b'{"kind": "memory", "memory_id": "n", "content": "new"}\n'
 # One call per public method, with arguments that would succeed on an open handle.
 CALLS: dict[str, Call] = {
     "add_memory": lambda m: m.add_memory("new", memory_id="n"),
@@ -37,6 +39,14 @@ CALLS: dict[str, Call] = {
     "update_record_link": lambda m: m.update_record_link("r1", metadata={"x": 1}),
     "delete_record_link": lambda m: m.delete_record_link("r1"),
     "list_record_links": lambda m: m.list_record_links(),
+    "tree": lambda m: m.tree("a", 1),
+    "explain_invalid": lambda m: m.explain_invalid("a"),
+    "history": lambda m: m.history("a"),
+    "subgraph": lambda m: m.subgraph(["a"], 1),
+    "stats": lambda m: m.stats(),
+    "to_networkx": lambda m: m.to_networkx(),
+    "export_jsonl": lambda m: m.export_jsonl(io.StringIO()),
+    "import_jsonl": lambda m: m.import_jsonl(io.BytesIO(_LINE)),
 }
 # The same calls with a bad argument: a closed handle says so before checking arguments.
 BAD_CALLS: dict[str, Call] = {
@@ -53,6 +63,14 @@ BAD_CALLS: dict[str, Call] = {
     "update_record_link": lambda m: m.update_record_link(""),
     "delete_record_link": lambda m: m.delete_record_link(),
     "list_record_links": lambda m: m.list_record_links(""),
+    "tree": lambda m: m.tree("", -1),
+    "explain_invalid": lambda m: m.explain_invalid(""),
+    "history": lambda m: m.history(""),
+    "subgraph": lambda m: m.subgraph([""], -1),
+    "stats": lambda m: m.stats(),  # no argument to get wrong
+    "to_networkx": lambda m: m.to_networkx(),  # likewise
+    "export_jsonl": lambda m: m.export_jsonl(None),  # type: ignore[arg-type]
+    "import_jsonl": lambda m: m.import_jsonl(None),  # type: ignore[arg-type]
 }
 
 

@@ -28,18 +28,29 @@ def test_readme_first_command_runs_the_demo() -> None:
     assert _blocks("sh")[0].strip().endswith("graphmem demo")
 
 
-def test_readme_quickstart_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _blocks("python")[0]
+def _run_examples(directory: Path) -> None:
+    code = "\n".join(_blocks("python"))
     cwd = os.getcwd()
-    os.chdir(tmp_path)
+    os.chdir(directory)
     try:
         exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     finally:
         os.chdir(cwd)
+
+
+def test_readme_quickstart_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run_examples(tmp_path)
     out = capsys.readouterr().out
     assert "<record_id>pizza-neapolitan-sourdough</record_id>" in out
     assert "<relation_type>refines</relation_type>" in out
     assert (tmp_path / "memories.db").exists()
+
+
+def test_readme_examples_run_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run_examples(tmp_path)
+    first = capsys.readouterr().out
+    _run_examples(tmp_path)
+    assert capsys.readouterr().out == first
 
 
 @pytest.mark.parametrize("command", ["graphmem demo", "graphmem sql"])

@@ -1,4 +1,4 @@
-"""Relation types, their opposites and their lifecycle effect (SPEC section 2)."""
+"""Relation types, their opposites and their lifecycle effect (docs/semantics.md section 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prompt text for search results (SPEC section 4)."""
+"""Prompt text for search results (docs/semantics.md section 4)."""
 
 from __future__ import annotations
 

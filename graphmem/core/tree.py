@@ -1,4 +1,4 @@
-"""The linked-context shortest-path tree of SPEC section 3, as pure functions.
+"""The linked-context shortest-path tree of docs/semantics.md section 3, as pure functions.
 
 The traversal takes a neighbour function instead of a store, so it runs over
 any adjacency (plain dicts, a networkx graph). It is the pure statement of the
@@ -41,7 +41,10 @@ class TreeEntry:
 
     @property
     def rank_key(self) -> tuple[Any, ...]:
-        """Step 4 of SPEC section 3: ``(depth, link.created_at, link.relation_id, record_id)``."""
+        """Step 4 of docs/semantics.md section 3.
+
+        ``(depth, link.created_at, link.relation_id, record_id)``.
+        """
         return (self.depth, self.created_at, self.relation_id, self.node)
 
 

@@ -350,7 +350,7 @@ def check_hops(value: object) -> int:
 
 @dataclass(frozen=True)
 class SearchFilters:
-    """The filters of SPEC section 1, applied to direct results and linked context."""
+    """The filters of docs/semantics.md section 1, applied to direct results and linked context."""
 
     user_id: str | None = None
     agent_id: str | None = None

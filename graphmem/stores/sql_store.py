@@ -359,7 +359,8 @@ class SqlStore(Store):
         num_hops: int,
         max_linked_results: int | None,
     ) -> Iterator[LinkedNode]:
-        """The kept nodes of every root's tree (SPEC section 3), in rank order per root."""
+        """The kept nodes of every root's tree (docs/semantics.md section 3), in rank order
+        per root."""
         if not root_ids or num_hops == 0 or max_linked_results == 0:
             return iter(())
         with self.transaction(write=False):

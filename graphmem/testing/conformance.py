@@ -197,4 +197,4 @@ _PIZZA_TEXT = """<preference>
     </linked_record>
   </linked_records>
 </preference>"""
-"""SPEC section 4's example, with the second hop that ``num_hops=2`` adds."""
+"""docs/semantics.md section 4's example, with the second hop that ``num_hops=2`` adds."""

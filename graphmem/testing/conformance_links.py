@@ -20,7 +20,7 @@ def _link(memory: GraphMemory, relation_type: str, opposite: str | None = None) 
 
 
 class LinkConformance(ConformanceBase):
-    """Links and the validity invariant of SPEC section 2."""
+    """Links and the validity invariant of docs/semantics.md section 2."""
 
     def _target_status_after(self, relation_type: str, opposite: str | None = None) -> str:
         memory = self.fresh()
@@ -123,7 +123,7 @@ class LinkConformance(ConformanceBase):
         assert memory.list_record_links() == []
         assert memory.get_memory("new").status == "valid"
 
-    # errors (SPEC section 5): the right class, and nothing changed ---------------------
+    # errors (docs/semantics.md section 5): the right class, and nothing changed ------
 
     def test_link_duplicate_triple_is_conflict(self) -> None:
         memory = self.fresh()

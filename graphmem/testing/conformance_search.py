@@ -30,7 +30,7 @@ def _supports(memory: GraphMemory, source: str, target: str, relation_id: str | 
 
 
 class SearchConformance(ConformanceBase):
-    """Linked context (SPEC section 3) and filters on it (SPEC section 1)."""
+    """Linked context (docs/semantics.md section 3) and filters on it (section 1)."""
 
     def _chain(self) -> GraphMemory:
         """``a - b - c - d`` as ``supports`` links, one second apart."""

@@ -1,6 +1,6 @@
 """An in-memory networkx reference model of a graphmem store.
 
-Written from SPEC sections 1-3 alone, independently of the SQL and of
+Written from docs/semantics.md sections 1-3 alone, independently of the SQL and of
 :mod:`graphmem.core.tree`, so that comparing a store with it checks both. Memories
 are nodes of an undirected :class:`networkx.MultiGraph`; every stored link is one
 edge keyed by its relation id, carrying the :class:`ModelLink` with its stored
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 LIFECYCLE = frozenset({"supersedes", "refines", "duplicates"})
-"""SPEC section 2: link types that make their target invalid."""
+"""docs/semantics.md section 2: link types that make their target invalid."""
 
 REVERSE_LABELS: Mapping[str, str] = {
     "supersedes": "is_superseded_by",
@@ -39,7 +39,7 @@ REVERSE_LABELS: Mapping[str, str] = {
     "supports": "is_supported_by",
     "contradicts": "contradicts",
 }
-"""SPEC section 2: the label shown from a built-in link's target to its source."""
+"""docs/semantics.md section 2: the label shown from a built-in link's target to its source."""
 
 
 class ManualClock:
@@ -95,13 +95,13 @@ class ModelLink:
     created_at: datetime
 
     def label_from(self, parent: str) -> str:
-        """The display label when shown from ``parent`` (SPEC 3.5)."""
+        """The display label when shown from ``parent`` (docs/semantics.md 3.5)."""
         return self.relation_type if parent == self.source else self.opposite
 
 
 @dataclass(frozen=True)
 class ModelFilters:
-    """The filters of SPEC section 1, judged at ``now``."""
+    """The filters of docs/semantics.md section 1, judged at ``now``."""
 
     now: datetime
     user_id: str | None = None
@@ -123,7 +123,7 @@ class ExpectedEntry:
 
     @property
     def rank_key(self) -> tuple[int, datetime, str, str]:
-        """SPEC 3.4: ``(depth, link.created_at, link.relation_id, record_id)``."""
+        """docs/semantics.md 3.4: ``(depth, link.created_at, link.relation_id, record_id)``."""
         return (self.depth, self.created_at, self.relation_id, self.node)
 
 
@@ -148,7 +148,7 @@ def json_scalar_equal(stored: Any, wanted: Any) -> bool:
 
 
 class ReferenceModel:
-    """Memories, links, validity and linked-context trees, by SPEC definition."""
+    """Memories, links, validity and linked-context trees, by docs/semantics.md definition."""
 
     def __init__(self) -> None:
         self.memories: dict[str, ModelMemory] = {}
@@ -223,7 +223,7 @@ class ReferenceModel:
     # validity and filters ----------------------------------------------------
 
     def status(self, record_id: str) -> str:
-        """SPEC 2: invalid exactly when a lifecycle link targets the memory."""
+        """docs/semantics.md 2: invalid exactly when a lifecycle link targets the memory."""
         targeted = any(
             link.target == record_id and link.relation_type in LIFECYCLE
             for link in self.links.values()
@@ -239,7 +239,7 @@ class ReferenceModel:
         }
 
     def passes(self, record_id: str, filters: ModelFilters) -> bool:
-        """SPEC 1: scope ids, record types, metadata equalities and expiry."""
+        """docs/semantics.md 1: scope ids, record types, metadata equalities and expiry."""
         m = self.memories[record_id]
         for wanted, have in (
             (filters.user_id, m.user_id),
@@ -265,7 +265,7 @@ class ReferenceModel:
         }
 
     def filtered_graph(self, root: str, filters: ModelFilters) -> Any:
-        """SPEC 3.1: the subgraph of memories passing the filters (and the root)."""
+        """docs/semantics.md 3.1: the subgraph of memories passing the filters (and the root)."""
         keep = [n for n in self.memories if n == root or self.passes(n, filters)]
         return self.graph.subgraph(keep)
 
@@ -284,7 +284,7 @@ class ReferenceModel:
         num_hops: int,
         max_linked_results: int | None,
     ) -> list[ExpectedEntry]:
-        """The kept entries of SPEC section 3, in rank order, by BFS distances."""
+        """The kept entries of docs/semantics.md section 3, in rank order, by BFS distances."""
         if num_hops <= 0 or max_linked_results == 0:
             return []
         sub = self.filtered_graph(root, filters)

@@ -1,9 +1,9 @@
 """Compare a :class:`graphmem.SearchResult` tree with the reference model, exactly.
 
 Both sides are flattened to :class:`TreeRow` lists in pre-order, children in the
-order SPEC 3.5 prescribes (the store's order on one side, the rank of SPEC 3.4 on
-the other), so equality checks nodes, parents, stored relations, labels, depths,
-statuses and sibling order at once.
+order docs/semantics.md 3.5 prescribes (the store's order on one side, the rank of
+docs/semantics.md 3.4 on the other), so equality checks nodes, parents, stored
+relations, labels, depths, statuses and sibling order at once.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@
 -- * Embeddings are VECTOR(*, FLOAT32): any dimension; graphmem keeps one
 --   dimension per store (GRAPHMEM_META 'embedding_dim').
 --
--- Validity (SPEC section 2): a memory is 'invalid' exactly when a supersedes,
+-- Validity (docs/semantics.md section 2): a memory is 'invalid' exactly when a supersedes,
 -- refines or duplicates link targets it. The compound trigger on GRAPHMEM_LINK
 -- keeps this for any DML on the link table, a DBA's included: each row only
 -- records the affected target ids (no table access, so no ORA-04091), and the

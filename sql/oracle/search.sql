@@ -5,7 +5,7 @@
 -- Used by graphmem.stores.oracle.OracleStore.
 
 -- name: select-nearest
--- The :k memories passing the search filters (SPEC section 1) nearest to
+-- The :k memories passing the search filters (docs/semantics.md section 1) nearest to
 -- :query by cosine VECTOR_DISTANCE, found in the database, plus any within
 -- :slack of the k-th distance; graphmem ranks these rows exactly (numpy, ties
 -- by id) so that near-ties order as on every other backend. A zero vector is at

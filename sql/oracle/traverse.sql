@@ -1,4 +1,4 @@
--- Linked context: the shortest-path tree of SPEC section 3, level by level (Oracle).
+-- Linked context: the shortest-path tree of docs/semantics.md section 3, level by level (Oracle).
 --
 -- graphmem.stores.oracle.OracleStore runs, for one search: reset-traversal-*,
 -- insert-traversal-root and open-traversal-root for every direct result, then

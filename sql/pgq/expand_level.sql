@@ -1,4 +1,4 @@
--- One level of the linked-context tree (SPEC section 3), as SQL/PGQ.
+-- One level of the linked-context tree (docs/semantics.md section 3), as SQL/PGQ.
 --
 -- Oracle runs this text natively; the embedded store runs it lowered to plain
 -- SQL by graphmem.pgq (so do Oracle sessions that reject SQL/PGQ). The store

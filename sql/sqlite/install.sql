@@ -95,7 +95,7 @@ CREATE INDEX IF NOT EXISTS graphmem_link_pair_ix
 CREATE INDEX IF NOT EXISTS graphmem_memory_filter_ix
     ON graphmem_memory (record_id, record_type, expires_at, user_id, agent_id, thread_id);
 
--- A type is stored in one orientation only (SPEC section 2).
+-- A type is stored in one orientation only (docs/semantics.md section 2).
 CREATE TRIGGER IF NOT EXISTS graphmem_link_orientation_bi
 BEFORE INSERT ON graphmem_link
 WHEN EXISTS (

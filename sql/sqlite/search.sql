@@ -2,7 +2,7 @@
 -- graphmem.stores.sqlite over the rows selected here.
 
 -- name: select-search-candidates
--- Embeddings of the memories passing the search filters (SPEC section 1). Two
+-- Embeddings of the memories passing the search filters (docs/semantics.md section 1). Two
 -- branches so that a user filter reads only that user's rows through the user
 -- index; the branch whose bind test is false reads nothing.
 SELECT m.record_id, m.embedding

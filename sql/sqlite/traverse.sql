@@ -1,4 +1,4 @@
--- Linked context: the shortest-path tree of SPEC section 3, level by level (SQLite).
+-- Linked context: the shortest-path tree of docs/semantics.md section 3, level by level (SQLite).
 --
 -- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal-*,
 -- insert-traversal-root for every direct result, then expand-level

@@ -1,0 +1,205 @@
+"""Streaming JSON Lines import against raw SQLite inserts of the same rows.
+
+N memories (default 1M) and 3N links (the rows of ``bench/load.py``) are written
+to a JSON Lines file, then
+
+* ``import``: ``GraphMemory.import_jsonl`` (what ``graphmem import`` runs) in
+  batches of ``--batch`` lines, each one transaction, every check and trigger on,
+  with a constant 8-dimensional embedder so embedding is not measured;
+* ``raw``: ``sqlite3.executemany`` of the same rows into a store with the same
+  schema and triggers, one transaction per batch, rows built in memory (no file
+  parsing).
+
+Each runs in its own child process, so its peak resident memory (``ru_maxrss``)
+is its own. ``--sizes`` runs several N to show that the import's peak memory
+does not grow with the file. Prints rows/s, the ratio import / raw, the peak
+memory of each, and checks that both stores end with the same rows.
+
+    python -m bench.import_jsonl --sizes 100000,1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.load import CREATED, DIM, ConstantEmbedder, batches, link_spec, same_content
+from graphmem import GraphMemory
+
+RESULTS = Path(__file__).resolve().parent / "results" / "import_jsonl.json"
+
+
+def write_file(path: Path, n: int) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            out.write(
+                json.dumps(
+                    {
+                        "kind": "memory",
+                        "memory_id": f"m{i}",
+                        "content": f"memory {i}",
+                        "user_id": f"u{i % 100}",
+                    }
+                )
+                + "\n"
+            )
+        for j in range(3 * n):
+            rid, source, target, kind, _ = link_spec(j, n)
+            out.write(
+                json.dumps(
+                    {
+                        "kind": "link",
+                        "relation_id": rid,
+                        "source_record_id": source,
+                        "source_record_type": "memory",
+                        "target_record_id": target,
+                        "target_record_type": "memory",
+                        "relation_type": kind,
+                    }
+                )
+                + "\n"
+            )
+
+
+def run_import(db: Path, source: Path, batch: int) -> float:
+    with GraphMemory(db, embedder=ConstantEmbedder()) as memory:
+        t0 = time.perf_counter()
+        memory.import_jsonl(source, batch_size=batch)
+        return time.perf_counter() - t0
+
+
+def run_raw(db: Path, n: int, batch: int) -> float:
+    GraphMemory(db, embedder=ConstantEmbedder()).close()  # the identical schema
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("INSERT OR REPLACE INTO graphmem_meta VALUES ('embedding_dim', ?)", (str(DIM),))
+    blob = np.ones(DIM, dtype=np.float32).tobytes()
+    t0 = time.perf_counter()
+    for rows in batches(n, batch):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO graphmem_memory (record_id, record_type, content, user_id, metadata, "
+            "created_at, embedding) VALUES (?, 'memory', ?, ?, '{}', ?, ?)",
+            [(f"m{i}", f"memory {i}", f"u{i % 100}", CREATED, blob) for i in rows],
+        )
+        conn.execute("COMMIT")
+    for rows in batches(3 * n, batch):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
+            "opposite_relation_type, metadata, created_at) VALUES (?, ?, ?, ?, ?, '{}', ?)",
+            [(*link_spec(j, n), CREATED) for j in rows],
+        )
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return elapsed
+
+
+def child(argv: list[str]) -> int:
+    """``--child import|raw DB SOURCE_OR_N BATCH``: one measured run, JSON on stdout."""
+    kind, db, arg, batch = argv
+    if kind == "import":
+        seconds = run_import(Path(db), Path(arg), int(batch))
+    else:
+        seconds = run_raw(Path(db), int(arg), int(batch))
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": seconds, "peak_mib": peak_kib / 1024}))
+    return 0
+
+
+def measure(kind: str, db: Path, arg: str, batch: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.import_jsonl", "--child", kind, str(db), arg, str(batch)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, float] = json.loads(done.stdout)
+    return result
+
+
+def one_size(n: int, batch: int, tmp: Path) -> dict[str, object]:
+    source = tmp / f"in-{n}.jsonl"
+    t0 = time.perf_counter()
+    write_file(source, n)
+    written = time.perf_counter() - t0
+    imported = measure("import", tmp / f"import-{n}.db", str(source), batch)
+    raw = measure("raw", tmp / f"raw-{n}.db", str(n), batch)
+    same = same_content(tmp / f"import-{n}.db", tmp / f"raw-{n}.db")
+    rows = 4 * n
+    row = {
+        "n": n,
+        "links": 3 * n,
+        "file_mib": source.stat().st_size / 2**20,
+        "file_write_s": written,
+        "import_s": imported["seconds"],
+        "raw_s": raw["seconds"],
+        "import_rows_s": rows / imported["seconds"],
+        "raw_rows_s": rows / raw["seconds"],
+        "ratio": imported["seconds"] / raw["seconds"],
+        "import_peak_mib": imported["peak_mib"],
+        "raw_peak_mib": raw["peak_mib"],
+        "same_content": same,
+    }
+    for path in tmp.glob(f"*-{n}.*"):
+        path.unlink()
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in[:1] == ["--child"]:
+        return child(args_in[1:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000000", help="comma-separated N (memories)")
+    parser.add_argument("--batch", type=int, default=10_000)
+    args = parser.parse_args(args_in)
+    rows = []
+    RESULTS.parent.mkdir(exist_ok=True)
+    print(
+        "| N memories | links | file MiB | import rows/s | raw rows/s | import / raw "
+        "| import peak MiB | raw peak MiB | same |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(dir=RESULTS.parent) as tmp:
+            r = one_size(n, args.batch, Path(tmp))
+        rows.append(r)
+        print(
+            f"| {n:,} | {3 * n:,} | {r['file_mib']:.0f} | {r['import_rows_s']:,.0f} "
+            f"| {r['raw_rows_s']:,.0f} | {r['ratio']:.2f}x | {r['import_peak_mib']:.0f} "
+            f"| {r['raw_peak_mib']:.0f} | {r['same_content']} |",
+            flush=True,
+        )
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "machine": {
+                    "python": sys.version.split()[0],
+                    "sqlite": sqlite3.sqlite_version,
+                    "platform": platform.platform(),
+                },
+                "batch": args.batch,
+                "runs": rows,
+            },
+            indent=2,
+        )
+    )
+    return 0 if all(r["same_content"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""Options, store opening and output shared by the verbs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from graphmem.core.relations import MEMORY_TYPES
+from graphmem.core.tree_text import one_line
+from graphmem.memory import GraphMemory
+from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
+
+__all__ = [
+    "UserError",
+    "emit",
+    "filter_options",
+    "filters_from",
+    "json_object",
+    "json_option",
+    "open_memory",
+    "record_text",
+    "relation_text",
+    "store_options",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class UserError(click.ClickException):
+    """A user error: one line on standard error, exit status 1."""
+
+
+def store_options(func: F) -> F:
+    """``--db`` and ``--store``, also read from ``GRAPHMEM_DB`` / ``GRAPHMEM_STORE``."""
+    func = click.option(
+        "--store",
+        envvar="GRAPHMEM_STORE",
+        default=None,
+        metavar="NAME",
+        help="memory_store_id, the table prefix (env GRAPHMEM_STORE; default graphmem).",
+    )(func)
+    return click.option(
+        "--db",
+        envvar="GRAPHMEM_DB",
+        required=True,
+        metavar="PATH|DSN",
+        help="SQLite file, or Oracle DSN user/password@host:port/service (env GRAPHMEM_DB).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """``--json``: one JSON document on standard output, for scripts."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def filter_options(func: F) -> F:
+    """Scope, type and metadata filters, as ``list_memories`` and ``search`` take them."""
+    for option in reversed(
+        [
+            click.option("--user", "user_id", metavar="ID", help="Only this user's memories."),
+            click.option("--agent", "agent_id", metavar="ID", help="Only this agent's."),
+            click.option("--thread", "thread_id", metavar="ID", help="Only this thread's."),
+            click.option(
+                "--type",
+                "record_types",
+                multiple=True,
+                type=click.Choice(MEMORY_TYPES),
+                help="Only this record type (repeatable).",
+            ),
+            click.option(
+                "--where",
+                "where",
+                multiple=True,
+                metavar="KEY=VALUE",
+                help="Metadata equality (repeatable); VALUE is JSON when it parses "
+                '(1, true, null, "1"), else text.',
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def _where(pairs: tuple[str, ...]) -> dict[str, Any] | None:
+    found: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--where")
+        try:
+            found[key] = json.loads(text)
+        except json.JSONDecodeError:
+            found[key] = text
+    return found or None
+
+
+def filters_from(params: dict[str, Any]) -> dict[str, Any]:
+    """The library's filter keyword arguments from the options of :func:`filter_options`."""
+    return {
+        "user_id": params.pop("user_id"),
+        "agent_id": params.pop("agent_id"),
+        "thread_id": params.pop("thread_id"),
+        "record_types": params.pop("record_types") or None,
+        "metadata_filter": _where(params.pop("where")),
+    }
+
+
+def json_object(text: str | None, option: str) -> dict[str, Any] | None:
+    """A JSON object option value, or a usage error naming the option."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"is not JSON: {exc.msg}", param_hint=option) from None
+    if not isinstance(value, dict):
+        raise click.BadParameter("must be a JSON object", param_hint=option)
+    return value
+
+
+def _is_dsn(db: str) -> bool:
+    return "@" in db and "/" in db
+
+
+@contextmanager
+def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[GraphMemory]:
+    """The store at ``db``; a missing store is a user error unless ``create``."""
+    if not create and db != ":memory:" and not _is_dsn(db) and not Path(db).exists():
+        raise UserError(f"--db: no store at {db!r} (the file does not exist)")
+    policy = SchemaPolicy.CREATE_IF_NECESSARY if create else SchemaPolicy.REQUIRE_EXISTING
+    memory = GraphMemory(db, memory_store_id=store, schema_policy=policy)
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+def emit(as_json: bool, payload: Any, text: str) -> None:
+    """Print ``payload`` as JSON, or ``text``."""
+    if as_json:
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    elif text:
+        click.echo(text)
+
+
+def record_text(record: MemoryRecord) -> str:
+    """A record, one field per line (control characters shown escaped)."""
+    rows: list[tuple[str, Any]] = [
+        ("id", record.id),
+        ("type", record.record_type),
+        ("status", record.status),
+        ("user_id", record.user_id),
+        ("agent_id", record.agent_id),
+        ("thread_id", record.thread_id),
+        ("timestamp", record.timestamp.isoformat()),
+        ("created_at", record.created_at.isoformat()),
+        ("expires_at", record.expires_at and record.expires_at.isoformat()),
+        ("metadata", json.dumps(record.metadata, ensure_ascii=False) if record.metadata else None),
+        ("content", record.content),
+    ]
+    lines = [f"{name}: {one_line(str(value))}" for name, value in rows if value is not None]
+    for link in record.invalidated_by:
+        lines.append(f"invalidated_by: {relation_text(link)}")
+    return "\n".join(lines)
+
+
+def relation_text(link: RecordRelation) -> str:
+    """``relation_id  source -[type]-> target``."""
+    return (
+        f"{one_line(link.id)}  {one_line(link.source_record_id)} "
+        f"-[{one_line(link.relation_type)}]-> {one_line(link.target_record_id)}"
+    )

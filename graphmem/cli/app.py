@@ -1,0 +1,77 @@
+"""The ``graphmem`` command group and the exit-status contract."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from graphmem import __version__
+from graphmem.cli import admin, graph, links, records, transfer
+from graphmem.errors import GraphMemError
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    __version__, "--version", prog_name="graphmem", message="%(prog)s %(version)s"
+)
+def cli() -> None:
+    """graphmem: a graph memory engine for AI agents.
+
+    Every data verb takes --db (a SQLite file or an Oracle DSN; env GRAPHMEM_DB)
+    and --store (the table prefix; env GRAPHMEM_STORE), and --json for scripts.
+    Exit status: 0 success, 1 user error, 2 usage error, 130 interrupted.
+    """
+
+
+for _command in (
+    records.add,
+    records.get,
+    records.list_,
+    records.update,
+    records.delete,
+    links.link,
+    links.unlink,
+    links.links,
+    graph.search,
+    graph.tree,
+    graph.why,
+    graph.stats,
+    transfer.export,
+    transfer.import_,
+    admin.demo,
+    admin.sql,
+):
+    cli.add_command(_command)
+
+
+def _fail(message: str) -> int:
+    click.echo(f"graphmem: error: {message}", err=True)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (errors print one line, no traceback)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        status = cli.main(args=args, prog_name="graphmem", standalone_mode=False)
+    except click.UsageError as exc:
+        exc.show()
+        return 2
+    except click.ClickException as exc:
+        return _fail(exc.format_message())
+    except click.Abort:
+        click.echo("graphmem: interrupted", err=True)
+        return 130
+    except GraphMemError as exc:
+        return _fail(str(exc))
+    except BrokenPipeError:  # the reader (e.g. `head`) went away: not an error
+        sys.stderr.close()
+        return 0
+    except OSError as exc:
+        name = exc.filename if exc.filename is not None else ""
+        return _fail(f"{name}: {exc.strerror or exc}" if name else str(exc))
+    return status if isinstance(status, int) else 0

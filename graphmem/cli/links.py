@@ -1,0 +1,119 @@
+"""Verbs on links: link, unlink, links."""
+
+from __future__ import annotations
+
+import click
+
+from graphmem.cli._common import (
+    emit,
+    json_object,
+    json_option,
+    open_memory,
+    relation_text,
+    store_options,
+)
+
+__all__ = ["link", "links", "unlink"]
+
+
+@click.command()
+@click.argument("source_id")
+@click.argument("relation_type")
+@click.argument("target_id")
+@click.option("--opposite", metavar="LABEL", help="Opposite label (custom types need one).")
+@click.option("--id", "relation_id", metavar="ID", help="Caller-chosen relation id.")
+@click.option("--timestamp", metavar="ISO", help="When the relation held (ISO 8601).")
+@click.option("--metadata", metavar="JSON", help="A JSON object stored with the link.")
+@store_options
+@json_option
+def link(
+    db: str,
+    store: str | None,
+    as_json: bool,
+    source_id: str,
+    relation_type: str,
+    target_id: str,
+    opposite: str | None,
+    relation_id: str | None,
+    timestamp: str | None,
+    metadata: str | None,
+) -> None:
+    """Link SOURCE_ID -> TARGET_ID; prints the relation id.
+
+    supersedes, refines and duplicates make the target invalid (kept as
+    history); supports and contradicts change nothing.
+
+    \b
+    Example:
+      graphmem link --db memories.db sourdough supersedes thin-crust
+    """
+    with open_memory(db, store) as memory:
+        source = memory.get_memory(source_id)
+        target = memory.get_memory(target_id)
+        new_id = memory.link_records(
+            source.id,
+            source.record_type,
+            target.id,
+            target.record_type,
+            relation_type,
+            opposite_relation_type=opposite,
+            relation_id=relation_id,
+            timestamp=timestamp,
+            metadata=json_object(metadata, "--metadata"),
+        )
+    emit(as_json, {"id": new_id}, new_id)
+
+
+@click.command()
+@click.argument("ids", nargs=-1, required=True, metavar="RELATION_ID | SOURCE_ID TYPE TARGET_ID")
+@store_options
+@json_option
+def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> None:
+    """Delete a link by its relation id, or by source, type and target.
+
+    \b
+    Example:
+      graphmem unlink --db memories.db 3f1c2a...
+      graphmem unlink --db memories.db sourdough supersedes thin-crust
+    """
+    if len(ids) not in (1, 3):
+        raise click.UsageError("give RELATION_ID, or SOURCE_ID TYPE TARGET_ID")
+    with open_memory(db, store) as memory:
+        if len(ids) == 1:
+            memory.delete_record_link(relation_id=ids[0])
+        else:
+            source = memory.get_memory(ids[0])
+            target = memory.get_memory(ids[2])
+            memory.delete_record_link(
+                source_record_id=source.id,
+                source_record_type=source.record_type,
+                target_record_id=target.id,
+                target_record_type=target.record_type,
+                relation_type=ids[1],
+            )
+    emit(as_json, {"deleted": list(ids)}, f"deleted {' '.join(ids)}")
+
+
+@click.command()
+@click.argument("memory_id", required=False)
+@click.option("--type", "relation_type", metavar="TYPE", help="Only links of this type.")
+@store_options
+@json_option
+def links(
+    db: str, store: str | None, as_json: bool, memory_id: str | None, relation_type: str | None
+) -> None:
+    """List links touching MEMORY_ID (either end), or all links; oldest first.
+
+    \b
+    Example:
+      graphmem links --db memories.db sourdough --type supersedes
+    """
+    with open_memory(db, store) as memory:
+        if memory_id is not None:
+            memory.get_memory(memory_id)  # an unknown id is an error, not an empty list
+        found = memory.list_record_links(memory_id, relation_type)
+    emit(
+        as_json,
+        [link.model_dump(mode="json") for link in found],
+        "\n".join(relation_text(link) for link in found),
+    )

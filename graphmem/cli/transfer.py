@@ -1,0 +1,188 @@
+"""Verbs that move data: export, import."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+import click
+
+from graphmem.cli._common import UserError, emit, json_option, open_memory, store_options
+from graphmem.core.graph_formats import dot, graphml, mermaid
+from graphmem.core.jsonl import link_line, memory_line
+from graphmem.core.tree import MAX_HOPS
+from graphmem.core.validation import MAX_COUNT
+from graphmem.memory import GraphMemory
+from graphmem.transfer import ImportLineError, ImportReport
+
+__all__ = ["export", "import_"]
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    with open(path, "w", encoding="utf-8") as stream:
+        yield stream
+
+
+def _write(memory: GraphMemory, fmt: str, roots: tuple[str, ...], hops: int, out: IO[str]) -> None:
+    if not roots and fmt == "jsonl":
+        memory.export_jsonl(out)
+        return
+    if roots:
+        records, links = memory.subgraph(list(roots), hops)
+    else:
+        records, links = memory.list_memories(limit=MAX_COUNT), memory.list_record_links()
+    if fmt == "jsonl":
+        out.writelines(line + "\n" for line in map(memory_line, records))
+        out.writelines(line + "\n" for line in map(link_line, links))
+    elif fmt == "graphml":
+        out.writelines(graphml(records, links))
+    else:
+        out.write((mermaid if fmt == "mermaid" else dot)(records, links) + "\n")
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "graphml", "mermaid", "dot"]),
+    default="jsonl",
+    show_default=True,
+)
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    metavar="ID",
+    help="Export only the subgraph around these memories (repeatable).",
+)
+@click.option(
+    "--hops",
+    type=click.IntRange(0, MAX_HOPS),
+    default=1,
+    show_default=True,
+    help="With --root: how far around them.",
+)
+@click.option("-o", "--output", metavar="FILE", help="Write here instead of standard output.")
+@store_options
+def export(
+    db: str, store: str | None, fmt: str, roots: tuple[str, ...], hops: int, output: str | None
+) -> None:
+    """Export memories and links: JSON Lines (for import), GraphML, or a
+    Mermaid / DOT drawing of a subgraph.
+
+    Expired memories are not exported. JSON Lines puts every memory before
+    the links that use it.
+
+    \b
+    Example:
+      graphmem export --db memories.db -o backup.jsonl
+      graphmem export --db memories.db --format mermaid --root pizza-sourdough --hops 2
+    """
+    with open_memory(db, store) as memory, _output(output) as out:
+        _write(memory, fmt, roots, hops, out)
+
+
+class _Progress:
+    """Tracks an import for the progress bar and for the message after a stop."""
+
+    def __init__(self, bar: Any) -> None:
+        self.bar = bar
+        self.done = 0
+        self.report = ImportReport()
+
+    def __call__(self, done: int, report: ImportReport) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+        self.done = done
+        self.report = report
+
+
+def _summary(report: ImportReport) -> str:
+    return (
+        f"imported {report.memories} memories and {report.links} links "
+        f"({report.skipped} already stored, {report.expired} expired)"
+    )
+
+
+@click.command("import")
+@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Lines per transaction.",
+)
+@click.option("--resume", is_flag=True, help="Skip memories and links whose id is already stored.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar (default: when standard error is a terminal).",
+)
+@store_options
+@json_option
+def import_(
+    db: str,
+    store: str | None,
+    as_json: bool,
+    source: str,
+    batch_size: int,
+    resume: bool,
+    progress: bool | None,
+) -> None:
+    """Import JSON Lines (as written by export) in batches, one transaction each.
+
+    A bad line stops the import with its line number; earlier batches stay
+    stored. Fix the line and run again with --resume to continue; an
+    interrupted import (Ctrl-C) continues the same way.
+
+    \b
+    Example:
+      graphmem import --db memories.db backup.jsonl
+      graphmem import --db memories.db backup.jsonl --resume
+    """
+    if source != "-" and not os.path.exists(source):
+        raise UserError(f"SOURCE: no file {source!r}")
+    stream = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
+    size = None if source == "-" else os.path.getsize(source)
+    show = sys.stderr.isatty() if progress is None else progress
+    try:
+        with open_memory(db, store, create=True) as memory:
+            if show and size is not None:
+                with click.progressbar(length=size, label="importing", file=sys.stderr) as bar:
+                    tracker = _Progress(bar)
+                    report = _run(memory, stream, batch_size, resume, tracker)
+            else:
+                tracker = _Progress(None)
+                report = _run(memory, stream, batch_size, resume, tracker)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    emit(as_json, vars(report), _summary(report))
+
+
+def _run(
+    memory: GraphMemory, stream: IO[bytes], batch_size: int, resume: bool, tracker: _Progress
+) -> ImportReport:
+    try:
+        return memory.import_jsonl(stream, batch_size=batch_size, resume=resume, on_batch=tracker)
+    except ImportLineError as exc:
+        raise UserError(
+            f"{exc}; lines up to {exc.report.committed_line} are stored "
+            f"({_summary(exc.report)}); fix the line and rerun with --resume"
+        ) from None
+    except KeyboardInterrupt:
+        done = tracker.report
+        click.echo(
+            f"graphmem: interrupted; lines up to {done.committed_line} are stored "
+            f"({_summary(done)}); rerun with --resume to continue",
+            err=True,
+        )
+        raise click.exceptions.Exit(130) from None

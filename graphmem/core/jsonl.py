@@ -1,0 +1,144 @@
+"""The JSON Lines exchange format of ``export`` / ``import``: one record or link per line.
+
+A memory line holds ``"kind": "memory"`` and the keyword arguments of
+``GraphMemory.add_memory``; a link line holds ``"kind": "link"`` and the
+arguments of ``link_records`` by name. Exports add the read-only fields
+``status``, ``created_at`` and ``expires_at``: an import ignores the first two
+(status follows from the links; the importing store sets creation times) and
+turns ``expires_at`` into the remaining ``ttl_days``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from graphmem.core.validation import check_timestamp, format_time
+from graphmem.errors import InvalidArgumentError
+from graphmem.models import MemoryRecord, RecordRelation
+
+__all__ = ["Expired", "link_line", "memory_line", "parse_line"]
+
+MEMORY_KEYS = frozenset(
+    {
+        "content",
+        "memory_id",
+        "memory_type",
+        "user_id",
+        "agent_id",
+        "thread_id",
+        "metadata",
+        "timestamp",
+        "ttl_days",
+    }
+)
+LINK_KEYS = frozenset(
+    {
+        "source_record_id",
+        "source_record_type",
+        "target_record_id",
+        "target_record_type",
+        "relation_type",
+        "opposite_relation_type",
+        "relation_id",
+        "timestamp",
+        "metadata",
+    }
+)
+_READ_ONLY = frozenset({"status", "created_at", "expires_at"})
+_SECONDS_PER_DAY = 86_400.0
+
+
+class Expired(Exception):
+    """The line's ``expires_at`` has passed: there is nothing to import."""
+
+
+def _dump(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def memory_line(record: MemoryRecord) -> str:
+    """One memory as a JSON line (no newline).
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> memory_line(MemoryRecord(id="m1", record_type="fact", content="x", status="valid",
+    ...     timestamp=t, created_at=t))  # doctest: +NORMALIZE_WHITESPACE
+    '{"kind":"memory","memory_id":"m1","memory_type":"fact","content":"x","metadata":{},"timestamp":"2026-01-01T00:00:00.000000+00:00","status":"valid","created_at":"2026-01-01T00:00:00.000000+00:00"}'
+    """
+    payload: dict[str, Any] = {
+        "kind": "memory",
+        "memory_id": record.id,
+        "memory_type": record.record_type,
+        "content": record.content,
+    }
+    for key in ("user_id", "agent_id", "thread_id"):
+        if getattr(record, key) is not None:
+            payload[key] = getattr(record, key)
+    payload["metadata"] = record.metadata
+    payload["timestamp"] = format_time(record.timestamp)
+    payload["status"] = record.status
+    payload["created_at"] = format_time(record.created_at)
+    if record.expires_at is not None:
+        payload["expires_at"] = format_time(record.expires_at)
+    return _dump(payload)
+
+
+def link_line(link: RecordRelation) -> str:
+    """One link as a JSON line (no newline)."""
+    payload: dict[str, Any] = {
+        "kind": "link",
+        "relation_id": link.id,
+        "source_record_id": link.source_record_id,
+        "source_record_type": link.source_record_type,
+        "target_record_id": link.target_record_id,
+        "target_record_type": link.target_record_type,
+        "relation_type": link.relation_type,
+        "opposite_relation_type": link.opposite_relation_type,
+        "metadata": link.metadata,
+        "created_at": format_time(link.created_at),
+    }
+    if link.timestamp is not None:
+        payload["timestamp"] = format_time(link.timestamp)
+    return _dump(payload)
+
+
+def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
+    """``("memory" | "link", keyword arguments)`` of one line.
+
+    Raises:
+        InvalidArgumentError: not JSON, not an object, an unknown kind or key.
+        Expired: a memory whose ``expires_at`` is not after ``now``.
+
+    >>> from datetime import datetime, timezone
+    >>> parse_line('{"kind": "memory", "content": "x", "status": "valid"}',
+    ...            datetime(2026, 1, 1, tzinfo=timezone.utc))
+    ('memory', {'content': 'x'})
+    >>> parse_line('{"kind": "memory", "content": "x", "expires_at": "2026-01-03T00:00:00Z"}',
+    ...            datetime(2026, 1, 1, tzinfo=timezone.utc))
+    ('memory', {'content': 'x', 'ttl_days': 2.0})
+    """
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgumentError("line", f"is not JSON ({exc.msg}, column {exc.colno})") from None
+    if not isinstance(payload, dict):
+        raise InvalidArgumentError("line", "must be a JSON object")
+    kind = payload.pop("kind", None)
+    if kind not in ("memory", "link"):
+        raise InvalidArgumentError("kind", f"must be 'memory' or 'link', got {kind!r}")
+    allowed = MEMORY_KEYS if kind == "memory" else LINK_KEYS
+    unknown = set(payload) - allowed - _READ_ONLY
+    if unknown:
+        raise InvalidArgumentError(kind, f"unknown keys {', '.join(sorted(map(repr, unknown)))}")
+    expires = payload.pop("expires_at", None)
+    payload.pop("status", None)
+    payload.pop("created_at", None)
+    if expires is not None and kind == "memory" and "ttl_days" not in payload:
+        at = check_timestamp("expires_at", expires)
+        assert at is not None
+        if at <= now:
+            raise Expired(str(expires))
+        payload["ttl_days"] = (at - now).total_seconds() / _SECONDS_PER_DAY
+    return kind, payload

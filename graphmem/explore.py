@@ -1,0 +1,335 @@
+"""Looking at the graph without a search: one memory's tree, why it is invalid,
+its history, a subgraph, counts, and a networkx copy.
+
+:class:`ExploreOperations` is mixed into :class:`graphmem.GraphMemory` and uses
+only its public methods, so every answer is what those methods return.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graphmem.core.record_filter import record_passes
+from graphmem.core.relations import LIFECYCLE_TYPES
+from graphmem.core.tree import Neighbor, TreeEntry, children_by_parent, shortest_path_tree
+from graphmem.core.validation import (
+    MAX_COUNT,
+    SearchFilters,
+    check_hops,
+    check_id,
+    check_metadata_filter,
+    check_non_negative,
+    check_optional_id,
+    check_record_types,
+)
+from graphmem.errors import GraphMemError, NotFoundError
+from graphmem.memory_api import MemoryApi
+from graphmem.models import MemoryRecord, RecordRelation, SearchResult
+
+__all__ = ["ExploreOperations", "History", "HistoryStep", "Invalidation", "StoreStats"]
+
+
+class Invalidation(BaseModel):
+    """Why a memory is invalid: each lifecycle link targeting it, with its source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: MemoryRecord
+    reasons: list[tuple[RecordRelation, MemoryRecord]]
+    """``(link, the newer record at its source)``, oldest link first; empty when valid."""
+
+
+class HistoryStep(BaseModel):
+    """One record reached by following lifecycle links from the start record."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: MemoryRecord
+    relation: RecordRelation
+    """The lifecycle link that led here, as stored."""
+    depth: int
+    """How many lifecycle links away from the start record."""
+
+
+class History(BaseModel):
+    """The supersession history of a memory in both directions."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: MemoryRecord
+    newer: list[HistoryStep]
+    """Records that supersede, refine or duplicate it, and so on, nearest first."""
+    older: list[HistoryStep]
+    """Records it supersedes, refines or duplicates, and so on, nearest first."""
+
+
+class StoreStats(BaseModel):
+    """Counts over the store's unexpired memories and all links."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memories: int
+    links: int
+    by_type: dict[str, int]
+    by_status: dict[str, int]
+    by_user: dict[str, int]
+    """Memories per ``user_id``; memories without a user count under ``""``."""
+    links_by_type: dict[str, int]
+
+
+def _nest(
+    node_id: str,
+    children: Mapping[Any, list[TreeEntry]],
+    relations: Mapping[str, RecordRelation],
+    records: Mapping[str, MemoryRecord],
+    include_invalid: bool,
+) -> SearchResult:
+    linked = [
+        (relations[c.relation_id], _nest(c.node, children, relations, records, include_invalid))
+        for c in children.get(node_id, [])
+    ]
+    return SearchResult(
+        record=records[node_id], linked_results=linked, include_invalid_results=include_invalid
+    )
+
+
+class ExploreOperations:
+    """Mixed into :class:`graphmem.GraphMemory`."""
+
+    def tree(
+        self: MemoryApi,
+        memory_id: str,
+        num_hops: int = 2,
+        max_linked_results: int | None = 100,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        thread_id: str | None = None,
+        record_types: Iterable[str] | None = None,
+        metadata_filter: Mapping[str, Any] | None = None,
+    ) -> SearchResult:
+        """The linked-context tree of one memory, without a search.
+
+        The same tree a search attaches to this memory when it is a direct result
+        with the same filters: the shortest-path tree over links followed in both
+        directions, ties broken by ``(link.created_at, relation_id, parent id)``,
+        ranked by depth and capped at ``max_linked_results``. The filters apply to
+        the linked records; the root is shown whatever its filters.
+
+        Args:
+            memory_id: the root.
+            num_hops: follow links this far (0..5).
+            max_linked_results: keep this many linked records (None: all).
+            user_id: only linked records of this user.
+            agent_id: only this agent's.
+            thread_id: only this thread's.
+            record_types: only these types.
+            metadata_filter: ``{key: value}`` equalities on top-level metadata.
+
+        Returns:
+            A :class:`SearchResult` without a distance whose ``format_content``
+            shows invalid records' content (it was not asked for by a search).
+
+        Raises:
+            NotFoundError: no memory ``memory_id``.
+            InvalidArgumentError: a bad argument.
+
+        Example:
+            >>> from graphmem import GraphMemory
+            >>> with GraphMemory() as memory:
+            ...     a = memory.add_memory("Likes tea.", memory_id="a")
+            ...     b = memory.add_memory("Likes green tea.", memory_id="b")
+            ...     _ = memory.link_records(b, "memory", a, "memory", "refines")
+            ...     [(rel.label_from("a"), child.id) for rel, child in
+            ...      memory.tree("a").linked_results]
+            [('is_refined_by', 'b')]
+        """
+        self._check_open()
+        root = self.get_memory(memory_id)
+        hops = check_hops(num_hops)
+        cap = (
+            None
+            if max_linked_results is None
+            else check_non_negative("max_linked_results", max_linked_results)
+        )
+        filters = SearchFilters(
+            user_id=check_optional_id("user_id", user_id),
+            agent_id=check_optional_id("agent_id", agent_id),
+            thread_id=check_optional_id("thread_id", thread_id),
+            record_types=check_record_types(record_types),
+            metadata_filter=check_metadata_filter(metadata_filter),
+            now=self._clock(),
+        )
+        records: dict[str, MemoryRecord] = {root.id: root}
+        relations: dict[str, RecordRelation] = {}
+
+        def neighbors(node: str) -> list[Neighbor]:
+            found = []
+            for link in self.list_record_links(node):
+                relations[link.id] = link
+                other = link.target_record_id
+                if other == node:
+                    other = link.source_record_id
+                found.append(Neighbor(link.created_at, link.id, other))
+            return found
+
+        def allowed(node: str) -> bool:
+            if node not in records:
+                records[node] = self.get_memory(node)
+            return record_passes(records[node], filters)
+
+        entries = shortest_path_tree(root.id, neighbors, hops, cap, allowed)
+        return _nest(root.id, children_by_parent(entries), relations, records, True)
+
+    def explain_invalid(self: MemoryApi, memory_id: str) -> Invalidation:
+        """Why a memory is invalid: the lifecycle links that target it.
+
+        A memory is invalid exactly when at least one ``supersedes``, ``refines``
+        or ``duplicates`` link targets it; each such link is returned with the
+        record at its source. A valid memory has no reasons.
+
+        Raises:
+            NotFoundError: no memory ``memory_id``.
+        """
+        self._check_open()
+        record = self.get_memory(memory_id)
+        reasons = [(link, self.get_memory(link.source_record_id)) for link in record.invalidated_by]
+        return Invalidation(record=record, reasons=reasons)
+
+    def history(self: MemoryApi, memory_id: str, max_depth: int | None = None) -> History:
+        """The memory's supersession history, following lifecycle links both ways.
+
+        ``newer`` follows lifecycle links from target to source (what replaced
+        it, then what replaced that); ``older`` follows them from source to target
+        (what it replaced). Each record appears once, at its shortest distance;
+        records at one distance are ordered by link creation time, then id.
+
+        Args:
+            memory_id: the start record.
+            max_depth: stop after this many links (None: follow to the end).
+
+        Raises:
+            NotFoundError: no memory ``memory_id``.
+        """
+        self._check_open()
+        record = self.get_memory(memory_id)
+        limit = MAX_COUNT if max_depth is None else check_non_negative("max_depth", max_depth)
+        return History(
+            record=record,
+            newer=_walk(self, record.id, towards="source", max_depth=limit),
+            older=_walk(self, record.id, towards="target", max_depth=limit),
+        )
+
+    def subgraph(
+        self: MemoryApi, memory_ids: Sequence[str], num_hops: int = 1
+    ) -> tuple[list[MemoryRecord], list[RecordRelation]]:
+        """The memories within ``num_hops`` links of ``memory_ids`` and every link among them.
+
+        Links are followed in both directions. Records come in order of distance,
+        then id; links oldest first.
+
+        Raises:
+            NotFoundError: a start memory does not exist.
+        """
+        self._check_open()
+        hops = check_hops(num_hops)
+        seen: dict[str, MemoryRecord] = {}
+        for memory_id in memory_ids:
+            seen[memory_id] = self.get_memory(check_id("memory_ids", memory_id))
+        links: dict[str, RecordRelation] = {}
+        frontier = sorted(seen)
+        for _ in range(hops):
+            reached: set[str] = set()
+            for node in frontier:
+                for link in self.list_record_links(node):
+                    links[link.id] = link
+                    reached.update({link.source_record_id, link.target_record_id} - set(seen))
+            for node in sorted(reached):
+                seen[node] = self.get_memory(node)
+            frontier = sorted(reached)
+        kept = [
+            link
+            for link in links.values()
+            if link.source_record_id in seen and link.target_record_id in seen
+        ]
+        kept.sort(key=lambda link: (link.created_at, link.id))
+        return list(seen.values()), kept
+
+    def stats(self: MemoryApi) -> StoreStats:
+        """Counts of unexpired memories by type, status and user, and links by type."""
+        self._check_open()
+        records = self.list_memories(limit=MAX_COUNT)
+        links = self.list_record_links()
+        return StoreStats(
+            memories=len(records),
+            links=len(links),
+            by_type=dict(sorted(Counter(r.record_type for r in records).items())),
+            by_status=dict(sorted(Counter(r.status for r in records).items())),
+            by_user=dict(sorted(Counter(r.user_id or "" for r in records).items())),
+            links_by_type=dict(sorted(Counter(link.relation_type for link in links).items())),
+        )
+
+    def to_networkx(self: MemoryApi) -> Any:
+        """The store as a ``networkx.MultiDiGraph``: one node per unexpired memory
+        (its fields as attributes), one edge per link keyed by ``relation_id``.
+
+        Needs networkx (``pip install networkx``).
+
+        Raises:
+            GraphMemError: networkx is not installed.
+        """
+        self._check_open()
+        try:
+            import networkx as nx
+        except ImportError as exc:
+            raise GraphMemError("to_networkx needs networkx: pip install networkx") from exc
+        graph = nx.MultiDiGraph()
+        for record in self.list_memories(limit=MAX_COUNT):
+            graph.add_node(record.id, **record.model_dump(exclude={"id", "invalidated_by"}))
+        for link in self.list_record_links():
+            graph.add_edge(
+                link.source_record_id,
+                link.target_record_id,
+                key=link.id,
+                **link.model_dump(exclude={"id", "source_record_id", "target_record_id"}),
+            )
+        return graph
+
+
+def _walk(memory: MemoryApi, start: str, towards: str, max_depth: int) -> list[HistoryStep]:
+    """Breadth-first over lifecycle links, to their sources or to their targets."""
+    steps: list[HistoryStep] = []
+    seen = {start}
+    frontier = [start]
+    depth = 0
+    while frontier and depth < max_depth:
+        depth += 1
+        level: dict[str, RecordRelation] = {}
+        for node in frontier:
+            for link in memory.list_record_links(node):
+                if link.relation_type not in LIFECYCLE_TYPES:
+                    continue
+                here, there = (
+                    (link.target_record_id, link.source_record_id)
+                    if towards == "source"
+                    else (link.source_record_id, link.target_record_id)
+                )
+                if here != node or there in seen:
+                    continue
+                best = level.get(there)
+                if best is None or (link.created_at, link.id) < (best.created_at, best.id):
+                    level[there] = link
+        ordered = sorted(level.items(), key=lambda item: (item[1].created_at, item[1].id, item[0]))
+        for node, link in ordered:
+            try:
+                record = memory.get_memory(node)
+            except NotFoundError:  # deleted between the two reads
+                continue
+            steps.append(HistoryStep(record=record, relation=link, depth=depth))
+        seen.update(level)
+        frontier = [node for node, _ in ordered]
+    return steps

@@ -1,0 +1,39 @@
+"""The part of :class:`graphmem.GraphMemory` that its graph-wide mixins use.
+
+A protocol, so :mod:`graphmem.explore` and :mod:`graphmem.transfer` type-check
+against GraphMemory's public methods without importing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from graphmem.models import MemoryRecord, RecordRelation
+from graphmem.stores.base import Store
+
+__all__ = ["MemoryApi"]
+
+
+class MemoryApi(Protocol):
+    """What the mixins call on ``self``."""
+
+    _clock: Callable[[], datetime]
+
+    @property
+    def _store(self) -> Store: ...
+
+    def _check_open(self) -> None: ...
+
+    def get_memory(self, memory_id: str) -> MemoryRecord: ...
+
+    def list_memories(self, *, limit: int = ...) -> list[MemoryRecord]: ...
+
+    def list_record_links(
+        self, record_id: str | None = ..., relation_type: str | None = ...
+    ) -> list[RecordRelation]: ...
+
+    def add_memories(self, memories: Iterable[Mapping[str, Any]]) -> list[str]: ...
+
+    def add_record_links(self, links: Iterable[Mapping[str, Any]]) -> list[str]: ...

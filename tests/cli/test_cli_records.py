@@ -1,0 +1,160 @@
+"""add, get, list, update, delete and --version through the installed script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphmem import GraphMemory
+
+
+def test_version_prints_the_package_version(graphmem) -> None:
+    run = graphmem("--version")
+    assert run.code == 0
+    from graphmem import __version__
+
+    assert run.out.strip() == f"graphmem {__version__}"
+
+
+def test_add_stores_the_memory_with_its_options(graphmem, db: Path) -> None:
+    run = graphmem(
+        "add",
+        "Likes tea.",
+        "--id",
+        "tea",
+        "--type",
+        "preference",
+        "--user",
+        "u1",
+        "--metadata",
+        '{"source": "chat"}',
+        "--timestamp",
+        "2025-01-02T03:04:05Z",
+    )
+    assert (run.code, run.out.strip()) == (0, "tea")
+    with GraphMemory(db) as memory:
+        record = memory.get_memory("tea")
+    assert record.record_type == "preference"
+    assert record.user_id == "u1"
+    assert record.metadata == {"source": "chat"}
+    assert record.timestamp.isoformat() == "2025-01-02T03:04:05+00:00"
+
+
+def test_add_reads_standard_input_and_prints_json(graphmem, db: Path) -> None:
+    run = graphmem("add", "-", "--json", stdin="From stdin.")
+    assert run.code == 0
+    new_id = run.json()["id"]
+    with GraphMemory(db) as memory:
+        assert memory.get_memory(new_id).content == "From stdin."
+
+
+def test_add_duplicate_id_is_a_user_error(graphmem, user_error) -> None:
+    assert graphmem("add", "a", "--id", "x").code == 0
+    user_error(graphmem("add", "b", "--id", "x"), "x")
+
+
+def test_add_if_exists_skip_and_replace(graphmem, db: Path) -> None:
+    assert graphmem("add", "a", "--id", "x").code == 0
+    assert graphmem("add", "b", "--id", "x", "--if-exists", "skip").out.strip() == "x"
+    with GraphMemory(db) as memory:
+        assert memory.get_memory("x").content == "a"
+    assert graphmem("add", "c", "--id", "x", "--if-exists", "replace").code == 0
+    with GraphMemory(db) as memory:
+        assert memory.get_memory("x").content == "c"
+
+
+def test_add_bad_metadata_is_a_usage_error(graphmem) -> None:
+    run = graphmem("add", "a", "--metadata", "{not json")
+    assert run.code == 2
+    assert "--metadata" in run.err and "Traceback" not in run.err
+
+
+def test_add_without_db_is_a_usage_error(graphmem) -> None:
+    run = graphmem("add", "a", env={"GRAPHMEM_DB": ""})
+    assert run.code == 2
+    assert "--db" in run.err
+
+
+def test_get_shows_fields_and_invalidating_links(graphmem, pizza_db: Path) -> None:
+    run = graphmem("get", "thin")
+    assert run.code == 0
+    assert "status: invalid" in run.out
+    assert "invalidated_by: l-sup  sour -[supersedes]-> thin" in run.out
+    data = graphmem("get", "thin", "--json").json()
+    assert data["id"] == "thin" and data["invalidated_by"][0]["id"] == "l-sup"
+
+
+def test_get_unknown_id_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
+    user_error(graphmem("get", "nope"), "no memory 'nope'")
+
+
+def test_get_missing_store_file_is_a_user_error(graphmem, tmp_path: Path, user_error) -> None:
+    missing = tmp_path / "absent.db"
+    user_error(graphmem("get", "x", "--db", str(missing)), "no store")
+    assert not missing.exists()
+
+
+def test_get_missing_store_name_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
+    user_error(graphmem("get", "thin", "--store", "other"), "'other' has no schema")
+
+
+def test_store_option_and_environment_select_the_prefix(graphmem, db: Path) -> None:
+    assert graphmem("add", "a", "--id", "a", "--store", "S1").code == 0
+    assert graphmem("get", "a", env={"GRAPHMEM_STORE": "S1"}).code == 0
+    with GraphMemory(db, memory_store_id="S1") as memory:
+        assert memory.get_memory("a").content == "a"
+
+
+def test_list_pages_through_memories(graphmem, db: Path) -> None:
+    with GraphMemory(db) as memory:
+        for i in range(5):
+            memory.add_memory(f"m{i}", memory_id=f"m{i}", user_id="u1" if i % 2 else "u2")
+    first = graphmem("list", "--limit", "2", "--json").json()
+    assert [r["id"] for r in first["items"]] == ["m0", "m1"]
+    assert first["next_offset"] == 2
+    last = graphmem("list", "--limit", "2", "--offset", "4", "--json").json()
+    assert [r["id"] for r in last["items"]] == ["m4"] and last["next_offset"] is None
+    text = graphmem("list", "--limit", "2")
+    assert text.out.splitlines()[0].startswith("m0 [memory, valid]")
+    assert "--offset 2" in text.err
+    users = graphmem("list", "--user", "u1", "--json").json()
+    assert [r["id"] for r in users["items"]] == ["m1", "m3"]
+
+
+def test_list_filters_metadata_and_validity(graphmem, pizza_db: Path) -> None:
+    with GraphMemory(pizza_db) as memory:
+        memory.add_memory("tagged", memory_id="t", metadata={"n": 1})
+    assert [r["id"] for r in graphmem("list", "--where", "n=1", "--json").json()["items"]] == ["t"]
+    valid = graphmem("list", "--valid-only", "--json").json()["items"]
+    assert {r["id"] for r in valid} == {"neap", "t"}
+
+
+def test_list_bad_limit_is_a_usage_error(graphmem, pizza_db: Path) -> None:
+    assert graphmem("list", "--limit", "0").code == 2
+
+
+def test_update_changes_content_and_keeps_links(graphmem, pizza_db: Path) -> None:
+    run = graphmem("update", "sour", "--content", "Sourdough, always.", "--json")
+    assert run.code == 0 and run.json()["content"] == "Sourdough, always."
+    with GraphMemory(pizza_db) as memory:
+        assert len(memory.list_record_links("sour")) == 2
+
+
+def test_update_unknown_id_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
+    user_error(graphmem("update", "nope", "--content", "x"), "nope")
+
+
+def test_delete_removes_memory_and_recomputes_validity(graphmem, pizza_db: Path) -> None:
+    run = graphmem("delete", "sour")
+    assert (run.code, run.out.strip()) == (0, "deleted sour")
+    with GraphMemory(pizza_db) as memory:
+        assert memory.get_memory("thin").status == "valid"
+        assert memory.list_record_links() == []
+
+
+def test_delete_unknown_id_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
+    user_error(graphmem("delete", "nope"), "nope")
+
+
+def test_unknown_verb_is_a_usage_error(graphmem) -> None:
+    run = graphmem("frobnicate")
+    assert run.code == 2 and "No such command" in run.err

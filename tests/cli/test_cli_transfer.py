@@ -1,0 +1,169 @@
+"""export and import through the installed script: formats, bad lines, resume, SIGINT."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from graphmem import GraphMemory
+
+
+def _content(
+    db: Path, timestamps: bool = True
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """Everything an import carries over (creation times are the importing store's)."""
+    with GraphMemory(db) as memory:
+        records = sorted(
+            (r.id, r.record_type, r.content, r.status, r.user_id, r.metadata == {})
+            + ((r.timestamp,) if timestamps else ())
+            for r in memory.list_memories(limit=10**6)
+        )
+        links = sorted(
+            (link.id, link.source_record_id, link.target_record_id, link.relation_type)
+            for link in memory.list_record_links()
+        )
+    return records, links
+
+
+def _write_jsonl(path: Path, memories: int, links: int) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(memories):
+            line = {"kind": "memory", "memory_id": f"m{i}", "content": f"memory {i}"}
+            out.write(json.dumps(line) + "\n")
+        for j in range(links):
+            line = {
+                "kind": "link",
+                "relation_id": f"l{j}",
+                "source_record_id": f"m{j}",
+                "source_record_type": "memory",
+                "target_record_id": f"m{(j + 1) % memories}",
+                "target_record_type": "memory",
+                "relation_type": "supersedes" if j % 3 == 0 else "supports",
+            }
+            out.write(json.dumps(line) + "\n")
+
+
+def test_export_jsonl_then_import_reproduces_the_store(graphmem, pizza_db: Path, tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    assert graphmem("export", "-o", str(dump)).code == 0
+    kinds = [json.loads(line)["kind"] for line in dump.read_text().splitlines()]
+    assert kinds == ["memory"] * 3 + ["link"] * 2
+    copy = tmp_path / "copy.db"
+    run = graphmem("import", str(dump), "--db", str(copy), "--json")
+    assert run.code == 0
+    assert run.json()["memories"] == 3 and run.json()["links"] == 2
+    assert _content(copy) == _content(pizza_db)
+
+
+def test_export_graphml_is_xml_with_every_node_and_edge(graphmem, pizza_db: Path) -> None:
+    root = ET.fromstring(graphmem("export", "--format", "graphml").out)
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert sorted(n.get("id") for n in root.iterfind(".//g:node", ns)) == ["neap", "sour", "thin"]
+    edges = {(e.get("source"), e.get("target")) for e in root.iterfind(".//g:edge", ns)}
+    assert edges == {("sour", "thin"), ("neap", "sour")}
+
+
+def test_export_mermaid_and_dot_of_a_subgraph(graphmem, pizza_db: Path) -> None:
+    with GraphMemory(pizza_db) as memory:
+        memory.add_memory("far away", memory_id="far")
+    mermaid = graphmem("export", "--format", "mermaid", "--root", "thin", "--hops", "1").out
+    assert mermaid.startswith("flowchart LR")
+    assert '["thin: Thin crust."]:::invalid' in mermaid
+    assert "-->|supersedes|" in mermaid and "neap" not in mermaid and "far" not in mermaid
+    dot = graphmem("export", "--format", "dot", "--root", "thin", "--hops", "2").out
+    assert '"neap" -> "sour" [label="refines"];' in dot and "far" not in dot
+
+
+def test_export_unknown_root_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
+    user_error(graphmem("export", "--format", "dot", "--root", "nope"), "nope")
+
+
+def test_import_missing_file_is_a_user_error(graphmem, tmp_path: Path, user_error) -> None:
+    user_error(graphmem("import", str(tmp_path / "none.jsonl")), "none.jsonl")
+
+
+def test_import_malformed_line_keeps_earlier_batches_and_resume_continues(
+    graphmem, db: Path, tmp_path: Path, user_error
+) -> None:
+    source = tmp_path / "in.jsonl"
+    _write_jsonl(source, 25, 0)
+    lines = source.read_text().splitlines()
+    good = lines[22]
+    lines[22] = '{"kind": "memory", "memory_id": "m22", "content": '  # line 23, truncated
+    source.write_text("\n".join(lines) + "\n")
+    run = graphmem("import", str(source), "--batch-size", "10")
+    user_error(run, "line 23:")
+    assert "lines up to 20 are stored" in run.err
+    with GraphMemory(db) as memory:
+        stored = {r.id for r in memory.list_memories(limit=100)}
+    assert stored == {f"m{i}" for i in range(20)}  # the bad line's batch was rolled back
+    lines[22] = good
+    source.write_text("\n".join(lines) + "\n")
+    again = graphmem("import", str(source), "--batch-size", "10", "--resume", "--json")
+    assert again.code == 0
+    assert again.json()["skipped"] == 20 and again.json()["memories"] == 5
+
+
+def test_import_without_resume_rejects_stored_ids(graphmem, db, tmp_path, user_error) -> None:
+    source = tmp_path / "in.jsonl"
+    _write_jsonl(source, 3, 0)
+    assert graphmem("import", str(source)).code == 0
+    user_error(graphmem("import", str(source)), "line 1: memory_id: 'm0' already exists")
+
+
+def test_import_link_to_unknown_memory_names_its_line(graphmem, db, tmp_path, user_error) -> None:
+    source = tmp_path / "in.jsonl"
+    _write_jsonl(source, 3, 2)
+    text = source.read_text().replace('"target_record_id": "m2"', '"target_record_id": "zz"')
+    source.write_text(text)
+    user_error(graphmem("import", str(source)), "line 5:")
+
+
+def test_import_unknown_key_names_its_line(graphmem, db, tmp_path, user_error) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"kind": "memory", "content": "a"}\n{"kind": "memory", "colour": 1}\n')
+    user_error(graphmem("import", str(source)), "line 2: memory: unknown keys 'colour'")
+
+
+def test_import_interrupted_by_sigint_resumes_to_the_same_state(
+    graphmem, script: Path, db: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "in.jsonl"
+    _write_jsonl(source, 20_000, 20_000)
+    reference = tmp_path / "ref.db"
+    assert graphmem("import", str(source), "--db", str(reference)).code == 0
+    env = {**os.environ, "GRAPHMEM_DB": str(db)}
+    args = [str(script), "import", str(source), "--batch-size", "200"]
+    proc = subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _count(db):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "rerun with --resume" in err and "Traceback" not in err
+    partial = _count(db)
+    assert 0 < partial < 20_000
+    assert graphmem("import", str(source), "--resume").code == 0
+    # The lines carry no timestamp: each store shows its own creation time.
+    assert _content(db, timestamps=False) == _content(reference, timestamps=False)
+
+
+def _count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    conn = sqlite3.connect(db, timeout=10)
+    try:
+        return int(conn.execute("SELECT count(*) FROM graphmem_memory").fetchone()[0])
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return 0
+    finally:
+        conn.close()

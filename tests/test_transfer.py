@@ -1,0 +1,94 @@
+"""export_jsonl / import_jsonl of GraphMemory."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graphmem import GraphMemory
+from graphmem.transfer import ImportLineError
+
+NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _export(memory: GraphMemory) -> bytes:
+    out = io.StringIO()
+    memory.export_jsonl(out)
+    return out.getvalue().encode("utf-8")
+
+
+def test_round_trip_keeps_fields_links_and_status() -> None:
+    source = GraphMemory(":memory:")
+    source.add_memory(
+        "old",
+        memory_id="a",
+        memory_type="fact",
+        user_id="u",
+        agent_id="g",
+        thread_id="t",
+        metadata={"k": [1, {"x": None}]},
+        timestamp="2020-05-05T00:00:00Z",
+        ttl_days=30,
+    )
+    source.add_memory("new", memory_id="b", memory_type="fact")
+    source.link_records(
+        "b",
+        "fact",
+        "a",
+        "fact",
+        "supersedes",
+        relation_id="L",
+        metadata={"why": "newer"},
+        timestamp="2021-01-01T00:00:00Z",
+    )
+    target = GraphMemory(":memory:")
+    report = target.import_jsonl(io.BytesIO(_export(source)))
+    assert (report.memories, report.links) == (2, 1)
+    a_src, a_dst = source.get_memory("a"), target.get_memory("a")
+    same = (
+        "content",
+        "record_type",
+        "user_id",
+        "agent_id",
+        "thread_id",
+        "metadata",
+        "timestamp",
+        "status",
+    )
+    assert {f: getattr(a_dst, f) for f in same} == {f: getattr(a_src, f) for f in same}
+    assert a_dst.expires_at is not None
+    assert target.get_record_link("L").metadata == {"why": "newer"}
+    assert target.get_record_link("L").timestamp == source.get_record_link("L").timestamp
+
+
+def test_expired_lines_are_counted_not_imported() -> None:
+    line = (
+        '{"kind":"memory","memory_id":"x","content":"c","expires_at":"'
+        + (NOW - timedelta(days=1)).isoformat()
+        + '"}\n'
+    )
+    target = GraphMemory(":memory:", clock=lambda: NOW)
+    report = target.import_jsonl(io.BytesIO(line.encode()))
+    assert (report.memories, report.expired) == (0, 1)
+
+
+def test_bad_line_error_carries_line_number_and_report() -> None:
+    data = b'{"kind":"memory","memory_id":"a","content":"x"}\n\n[1]\n'
+    target = GraphMemory(":memory:")
+    with pytest.raises(ImportLineError, match="line 3: line: must be a JSON object") as info:
+        target.import_jsonl(io.BytesIO(data), batch_size=1)
+    assert info.value.line == 3 and info.value.report.memories == 1
+
+
+def test_invalid_utf8_is_reported_with_its_line() -> None:
+    with pytest.raises(ImportLineError, match="line 1: is not UTF-8"):
+        GraphMemory(":memory:").import_jsonl(io.BytesIO(b"\xff\n"))
+
+
+def test_resume_needs_ids() -> None:
+    with pytest.raises(ImportLineError, match="memory_id: needed to resume"):
+        GraphMemory(":memory:").import_jsonl(
+            io.BytesIO(b'{"kind":"memory","content":"x"}\n'), resume=True
+        )

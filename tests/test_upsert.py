@@ -1,0 +1,77 @@
+"""add_memory / add_memories with if_exists: error, skip, replace."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem import ConflictError, GraphMemory, InvalidArgumentError
+
+
+@pytest.fixture
+def memory() -> GraphMemory:
+    m = GraphMemory(":memory:")
+    m.add_memory("old", memory_id="a", user_id="u1")
+    m.add_memory("new", memory_id="b")
+    m.link_records("b", "memory", "a", "memory", "supersedes", relation_id="L")
+    return m
+
+
+def test_if_exists_error_names_the_id_and_the_options(memory: GraphMemory) -> None:
+    with pytest.raises(ConflictError, match=r"memory_id 'a' already exists.*'skip'"):
+        memory.add_memory("again", memory_id="a")
+    assert memory.get_memory("a").content == "old"
+
+
+def test_if_exists_skip_keeps_the_stored_memory_and_its_links(memory: GraphMemory) -> None:
+    assert memory.add_memory("again", memory_id="a", if_exists="skip") == "a"
+    assert memory.get_memory("a").content == "old"
+    assert memory.get_memory("a").status == "invalid"
+
+
+def test_if_exists_replace_stores_the_new_memory_and_drops_its_links(memory: GraphMemory) -> None:
+    memory.add_memory("again", memory_id="a", memory_type="fact", if_exists="replace")
+    record = memory.get_memory("a")
+    assert (record.content, record.record_type, record.user_id) == ("again", "fact", None)
+    assert record.status == "valid"
+    assert memory.list_record_links() == []
+
+
+def test_add_memories_error_names_the_index(memory: GraphMemory) -> None:
+    with pytest.raises(ConflictError, match=r"memories\[1\]: memory_id 'b' already exists"):
+        memory.add_memories(
+            [{"content": "x", "memory_id": "c"}, {"content": "y", "memory_id": "b"}]
+        )
+    assert [r.id for r in memory.list_memories()] == ["a", "b"]
+
+
+def test_add_memories_skip_stores_only_new_ids(memory: GraphMemory) -> None:
+    ids = memory.add_memories(
+        [{"content": "x", "memory_id": "c"}, {"content": "y", "memory_id": "b"}], if_exists="skip"
+    )
+    assert ids == ["c", "b"]
+    assert memory.get_memory("b").content == "new"
+    assert memory.get_memory("c").content == "x"
+
+
+def test_add_memories_replace_replaces_every_stored_id(memory: GraphMemory) -> None:
+    memory.add_memories(
+        [{"content": "A2", "memory_id": "a"}, {"content": "B2", "memory_id": "b"}],
+        if_exists="replace",
+    )
+    assert [r.content for r in memory.list_memories()] == ["A2", "B2"]
+
+
+def test_add_memories_repeated_id_in_the_batch_is_a_conflict(memory: GraphMemory) -> None:
+    with pytest.raises(
+        ConflictError, match=r"memories\[1\]: memory_id 'z' already exists in memories\[0\]"
+    ):
+        memory.add_memories(
+            [{"content": "x", "memory_id": "z"}, {"content": "y", "memory_id": "z"}]
+        )
+
+
+def test_if_exists_bad_value_is_an_invalid_argument(memory: GraphMemory) -> None:
+    with pytest.raises(InvalidArgumentError, match="if_exists"):
+        memory.add_memory("x", memory_id="a", if_exists="overwrite")
+    with pytest.raises(InvalidArgumentError, match="if_exists"):
+        memory.add_memories([{"content": "x"}], if_exists="")
