@@ -66,6 +66,16 @@ class SqliteStore(SqlStore):
         self._lock = threading.RLock()
         self._depth = 0
         self.path = str(path)
+        if schema_policy is SchemaPolicy.REQUIRE_EXISTING and self.path != ":memory:":
+            # Connecting would create a missing file (and WAL mode would rewrite an
+            # empty one): a rejected open must leave the file system as it was.
+            target = Path(self.path)
+            if not target.is_file() or target.stat().st_size == 0:
+                raise SchemaError(
+                    f"the store {prefix!r} has no schema in {self.path!r}: the file is "
+                    f"{'empty' if target.is_file() else 'missing'} "
+                    "(schema_policy=REQUIRE_EXISTING)"
+                )
         try:
             self._conn = sqlite3.connect(
                 self.path,
@@ -88,9 +98,6 @@ class SqliteStore(SqlStore):
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
-            if self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
             version = self._schema_version()
             if version != SCHEMA_VERSION:
                 if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
@@ -101,6 +108,12 @@ class SqliteStore(SqlStore):
                         "create or upgrade it with SchemaPolicy.CREATE_IF_NECESSARY or "
                         "`graphmem sql --dialect sqlite`"
                     )
+            # WAL is set only once the store is known to be wanted here (setting it
+            # rewrites the file header).
+            if self.path != ":memory:":
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            if version != SCHEMA_VERSION:
                 with self._lock:
                     install(conn, self._prefix)
             conn.executescript(load_script("sqlite", "session", self._prefix))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -545,12 +546,28 @@ def test_fuzz_add_record_links_rejects_item_with_mixed_key_types(memory: GraphMe
         memory.add_record_links([{0: 1, None: 2}])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SQLite creates the file on connect and sets WAL before the schema check",
-)
 def test_fuzz_constructor_require_existing_leaves_no_new_file(tmp_path: Path) -> None:
     target = tmp_path / "typo.db"
     with pytest.raises(SchemaError):
         GraphMemory(target, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_fuzz_constructor_require_existing_leaves_empty_file_empty(tmp_path: Path) -> None:
+    target = tmp_path / "empty.db"
+    target.write_bytes(b"")
+    with pytest.raises(SchemaError):
+        GraphMemory(target, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+    assert [(p.name, p.stat().st_size) for p in tmp_path.iterdir()] == [("empty.db", 0)]
+
+
+def test_fuzz_constructor_require_existing_leaves_foreign_database_bytes(tmp_path: Path) -> None:
+    target = tmp_path / "other.db"
+    conn = sqlite3.connect(target)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    before = target.read_bytes()
+    with pytest.raises(SchemaError):
+        GraphMemory(target, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+    assert target.read_bytes() == before
