@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 
+from graphmem.core.bulk_keys import LINK_KEYS
 from graphmem.core.record_types import LINKABLE_TYPES
 from graphmem.core.relations import resolve_opposite
 from graphmem.core.validation import check_id, check_metadata, check_timestamp
@@ -21,19 +22,6 @@ from graphmem.stores.base import NewLink
 
 __all__ = ["LinkWrites", "check_endpoint_type", "link_conflict"]
 
-_LINK_KEYS = frozenset(
-    {
-        "source_record_id",
-        "source_record_type",
-        "target_record_id",
-        "target_record_type",
-        "relation_type",
-        "opposite_relation_type",
-        "relation_id",
-        "timestamp",
-        "metadata",
-    }
-)
 _REQUIRED_LINK_KEYS = (
     "source_record_id",
     "source_record_type",
@@ -131,7 +119,7 @@ class LinkWrites(StoreHandle):
         for index, item in enumerate(links):
             if not isinstance(item, Mapping):
                 raise InvalidArgumentError(f"links[{index}]", "must be a mapping")
-            unknown = set(item) - _LINK_KEYS
+            unknown = set(item) - LINK_KEYS
             if unknown:
                 names = sorted(map(repr, unknown))
                 raise InvalidArgumentError(f"links[{index}]", f"unknown keys {', '.join(names)}")

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.bulk_keys import MEMORY_KEYS
 from graphmem.core.validation import (
     check_content,
     check_id,
@@ -30,19 +31,6 @@ from graphmem.stores.base import NewMemory
 
 __all__ = ["MemoryWrites"]
 
-_MEMORY_KEYS = frozenset(
-    {
-        "content",
-        "memory_id",
-        "memory_type",
-        "user_id",
-        "agent_id",
-        "thread_id",
-        "metadata",
-        "timestamp",
-        "ttl_days",
-    }
-)
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
 """The embedding of a checked memory until its text is embedded."""
 _LOOKUP_BATCH = 5000
@@ -88,7 +76,7 @@ class MemoryWrites(StoreHandle):
         for index, item in enumerate(memories):
             if not isinstance(item, Mapping) or "content" not in item:
                 raise InvalidArgumentError(f"memories[{index}]", "must be a mapping with content")
-            unknown = set(item) - _MEMORY_KEYS
+            unknown = set(item) - MEMORY_KEYS
             if unknown:
                 names = sorted(map(repr, unknown))
                 raise InvalidArgumentError(f"memories[{index}]", f"unknown keys {', '.join(names)}")

@@ -14,38 +14,13 @@ import json
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.bulk_keys import LINK_KEYS, MEMORY_KEYS
 from graphmem.core.validation import check_timestamp, format_time
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 
 __all__ = ["Expired", "link_line", "memory_line", "parse_line"]
 
-MEMORY_KEYS = frozenset(
-    {
-        "content",
-        "memory_id",
-        "memory_type",
-        "user_id",
-        "agent_id",
-        "thread_id",
-        "metadata",
-        "timestamp",
-        "ttl_days",
-    }
-)
-LINK_KEYS = frozenset(
-    {
-        "source_record_id",
-        "source_record_type",
-        "target_record_id",
-        "target_record_type",
-        "relation_type",
-        "opposite_relation_type",
-        "relation_id",
-        "timestamp",
-        "metadata",
-    }
-)
 _READ_ONLY = frozenset({"status", "created_at", "expires_at"})
 _SECONDS_PER_DAY = 86_400.0
 

@@ -99,15 +99,14 @@ class SqliteStore(SqlStore):
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
             version = self._schema_version()
-            if version != SCHEMA_VERSION:
-                if schema_policy is SchemaPolicy.REQUIRE_EXISTING:
-                    found = "no schema" if version is None else f"schema version {version}"
-                    raise SchemaError(
-                        f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
-                        f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "
-                        "create or upgrade it with SchemaPolicy.CREATE_IF_NECESSARY or "
-                        "`graphmem sql --dialect sqlite`"
-                    )
+            if version != SCHEMA_VERSION and schema_policy is SchemaPolicy.REQUIRE_EXISTING:
+                found = "no schema" if version is None else f"schema version {version}"
+                raise SchemaError(
+                    f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
+                    f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "
+                    "create or upgrade it with SchemaPolicy.CREATE_IF_NECESSARY or "
+                    "`graphmem sql --dialect sqlite`"
+                )
             # WAL is set only once the store is known to be wanted here (setting it
             # rewrites the file header).
             if self.path != ":memory:":
