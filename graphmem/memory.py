@@ -26,6 +26,7 @@ from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
 from graphmem.models import MemoryRecord, SchemaPolicy
+from graphmem.registry import RegistryOperations
 from graphmem.search.operations import SearchOperations
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
@@ -34,7 +35,14 @@ from graphmem.upsert import check_if_exists
 __all__ = ["GraphMemory"]
 
 
-class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperations, HasPool):
+class GraphMemory(
+    LinkOperations,
+    MemoryWrites,
+    SearchOperations,
+    GraphOperations,
+    RegistryOperations,
+    HasPool,
+):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
@@ -318,3 +326,11 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
     to_networkx_async = async_twin(GraphOperations.to_networkx)
     export_jsonl_async = async_twin(GraphOperations.export_jsonl)
     import_jsonl_async = async_twin(GraphOperations.import_jsonl)
+    create_prompt_async = async_twin(RegistryOperations.create_prompt)
+    update_prompt_async = async_twin(RegistryOperations.update_prompt)
+    get_prompt_async = async_twin(RegistryOperations.get_prompt)
+    list_prompts_async = async_twin(RegistryOperations.list_prompts)
+    list_prompt_versions_async = async_twin(RegistryOperations.list_prompt_versions)
+    resolve_prompt_async = async_twin(RegistryOperations.resolve_prompt)
+    archive_prompt_async = async_twin(RegistryOperations.archive_prompt)
+    purge_prompt_async = async_twin(RegistryOperations.purge_prompt)

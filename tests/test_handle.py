@@ -47,6 +47,14 @@ CALLS: dict[str, Call] = {
     "to_networkx": lambda m: m.to_networkx(),
     "export_jsonl": lambda m: m.export_jsonl(io.StringIO()),
     "import_jsonl": lambda m: m.import_jsonl(io.BytesIO(_LINE)),
+    "create_prompt": lambda m: m.create_prompt("p2", "Extract dates.", "dates"),
+    "update_prompt": lambda m: m.update_prompt("p", prompt="Extract amounts."),
+    "get_prompt": lambda m: m.get_prompt("p"),
+    "list_prompts": lambda m: m.list_prompts(),
+    "list_prompt_versions": lambda m: m.list_prompt_versions("p"),
+    "resolve_prompt": lambda m: m.resolve_prompt("p"),
+    "archive_prompt": lambda m: m.archive_prompt("p"),
+    "purge_prompt": lambda m: m.purge_prompt("p"),
 }
 # The same calls with a bad argument: a closed handle says so before checking arguments.
 BAD_CALLS: dict[str, Call] = {
@@ -71,6 +79,14 @@ BAD_CALLS: dict[str, Call] = {
     "to_networkx": lambda m: m.to_networkx(),  # likewise
     "export_jsonl": lambda m: m.export_jsonl(None),  # type: ignore[arg-type]
     "import_jsonl": lambda m: m.import_jsonl(None),  # type: ignore[arg-type]
+    "create_prompt": lambda m: m.create_prompt("default", "Extract dates.", "dates"),
+    "update_prompt": lambda m: m.update_prompt("p"),
+    "get_prompt": lambda m: m.get_prompt("p", vid=-1),
+    "list_prompts": lambda m: m.list_prompts(limit=0),
+    "list_prompt_versions": lambda m: m.list_prompt_versions("p", offset=-1),
+    "resolve_prompt": lambda m: m.resolve_prompt("bad id"),
+    "archive_prompt": lambda m: m.archive_prompt("p", vid="some"),
+    "purge_prompt": lambda m: m.purge_prompt("p", vid=-2),
 }
 
 
@@ -113,6 +129,7 @@ def closed(tmp_path: Path) -> GraphMemory:
     memory.add_memory("tea", memory_id="a")
     memory.add_memory("more tea", memory_id="b")
     memory.link_records(*_LINK, relation_id="r1")
+    memory.create_prompt("p", "Extract dates.", "dates")
     memory.close()
     return memory
 

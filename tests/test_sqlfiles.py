@@ -224,6 +224,20 @@ def _workload(store: GraphMemory) -> None:
     )
     store.delete_record_link(link)
     store.delete_memory("d")
+    _registry_workload(store)
+
+
+def _registry_workload(store: GraphMemory) -> None:
+    store.create_prompt("p", "Extract dates.", "dates", annotations={"team": "t"})
+    store.update_prompt("p", prompt="Extract amounts.")
+    store.update_prompt("p", prompt="Extract names.")
+    store.get_prompt("p", vid=0)
+    store.list_prompts(limit=5)
+    store.list_prompt_versions("p", limit=5)
+    store.resolve_prompt("p")
+    store.archive_prompt("p", vid=0)
+    store.purge_prompt("p", vid=1)
+    store.purge_prompt("p")
 
 
 def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: list[str]) -> None:

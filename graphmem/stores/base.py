@@ -26,6 +26,7 @@ import numpy.typing as npt
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.validation import SearchFilters
 from graphmem.models import MemoryRecord, RecordRelation
+from graphmem.stores.registry_base import RegistryStore
 
 __all__ = ["CONFLICT_MESSAGE", "LinkedNode", "NewLink", "NewMemory", "Store"]
 
@@ -72,8 +73,9 @@ class NewLink:
     created_at: datetime
 
 
-class Store(ABC):
-    """What :class:`graphmem.GraphMemory` needs from a backend."""
+class Store(RegistryStore, ABC):
+    """What :class:`graphmem.GraphMemory` needs from a backend (the prompt registry's
+    part: :class:`~graphmem.stores.registry_base.RegistryStore`)."""
 
     dialect: str
 

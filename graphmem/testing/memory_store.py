@@ -29,6 +29,7 @@ from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import BackendError, ConflictError, InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory, Store
+from graphmem.testing.memory_registry import MemoryRegistry
 from graphmem.testing.model import (
     LIFECYCLE,
     ModelFilters,
@@ -69,12 +70,13 @@ def _conflict(what: str) -> ConflictError:
     return ConflictError(f"the change violates a store constraint: {what}")
 
 
-class MemoryStore(Store):
+class MemoryStore(MemoryRegistry, Store):
     """A store that lives in one Python process and is lost when it ends."""
 
     dialect = "memory"
 
     def __init__(self) -> None:
+        MemoryRegistry.__init__(self)
         self.model = ReferenceModel()
         self._extra: dict[str, _Extra] = {}
         self._link_extra: dict[str, _LinkExtra] = {}
@@ -96,12 +98,14 @@ class MemoryStore(Store):
             dict(self._link_extra),
             self._dim,
             self._embedder,
+            self._registry_state(),
         )
 
     def _restore(self, state: tuple[Any, ...]) -> None:
         m = self.model
         m.memories, m.links, m.graph, self._extra, self._link_extra = state[:5]
-        self._dim, self._embedder = state[5:]
+        self._dim, self._embedder = state[5:7]
+        self._restore_registry(state[7])
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

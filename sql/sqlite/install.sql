@@ -295,5 +295,32 @@ BEGIN
 END;
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '3')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '4')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
+
+-- prompt registry ---------------------------------------------------------------
+-- Named, versioned extraction prompts (graphmem.registry). A prompt row holds
+-- what is not versioned (description, annotations) and which version is
+-- current; next_vid only grows, so a purged version's number is never reused.
+-- An archived prompt's row stays after a purge of its versions: the id stays
+-- reserved. purging_since marks a whole-prompt purge under way.
+CREATE TABLE IF NOT EXISTS graphmem_prompt (
+    prompt_id     TEXT PRIMARY KEY CHECK (length(prompt_id) BETWEEN 1 AND 128),
+    description   TEXT NOT NULL,
+    annotations   TEXT CHECK (annotations IS NULL OR json_valid(annotations)),
+    current_vid   INTEGER NOT NULL,
+    next_vid      INTEGER NOT NULL,
+    archived      INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    purging_since TEXT,
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS graphmem_prompt_version (
+    prompt_id   TEXT NOT NULL,
+    vid         INTEGER NOT NULL CHECK (vid >= 0),
+    prompt_text TEXT NOT NULL,
+    archived    INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (prompt_id, vid)
+) WITHOUT ROWID;
