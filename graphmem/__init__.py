@@ -36,6 +36,13 @@ from graphmem.models import (
     SearchResult,
     SearchResultFormatConfig,
 )
+from graphmem.registry_errors import (
+    PromptArgumentError,
+    PromptConflictError,
+    PromptError,
+    PromptNotFoundError,
+)
+from graphmem.registry_models import Prompt, PromptList, PromptVersion, PromptVersionList
 
 __all__ = [
     "BackendError",
@@ -54,6 +61,14 @@ __all__ = [
     "MemoryRecord",
     "ModelError",
     "NotFoundError",
+    "Prompt",
+    "PromptArgumentError",
+    "PromptConflictError",
+    "PromptError",
+    "PromptList",
+    "PromptNotFoundError",
+    "PromptVersion",
+    "PromptVersionList",
     "RecordRelation",
     "RerankResult",
     "Reranker",

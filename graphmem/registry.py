@@ -348,13 +348,18 @@ class RegistryOperations(StoreHandle):
             # Marked in its own transaction, so that other callers see it while the
             # rows are deleted.
             self._store.update_prompt(replace(head, purging_since=self._clock()))
+        self._purge_rows(head)
+
+    def _purge_rows(self, head: StoredPrompt) -> None:
+        """Phase two of a whole purge: delete the rows (an archived prompt keeps its
+        row, so its id stays reserved), or clear the mark when that fails."""
         try:
             with self._store.transaction():
                 if head.archived:
-                    self._store.delete_prompt_versions(prompt_id)
+                    self._store.delete_prompt_versions(head.prompt_id)
                     self._store.update_prompt(replace(head, purging_since=None))
                 else:
-                    self._store.delete_prompt(prompt_id)
+                    self._store.delete_prompt(head.prompt_id)
         except BaseException:
             with self._store.transaction():
                 self._store.update_prompt(replace(head, purging_since=None))
