@@ -313,3 +313,34 @@ CREATE PROPERTY GRAPH IF NOT EXISTS graphmem_graph
             PROPERTIES (relation_id, source_id, target_id, relation_type,
                         opposite_relation_type, created_at)
     );
+
+-- prompt registry ---------------------------------------------------------------
+-- Named, versioned extraction prompts (graphmem.registry), as in
+-- sql/sqlite/install.sql. Prompt text is CLOB: 4000 characters may exceed
+-- 4000 bytes. next_vid only grows, so a purged version's number is never reused;
+-- an archived prompt's row outlives a purge of its versions (the id stays
+-- reserved); purging_since marks a whole-prompt purge under way.
+CREATE TABLE IF NOT EXISTS GRAPHMEM_PROMPT (
+    prompt_id     VARCHAR2(128 CHAR) NOT NULL,
+    description   VARCHAR2(200 CHAR) NOT NULL,
+    annotations   CLOB,
+    current_vid   NUMBER(10) NOT NULL,
+    next_vid      NUMBER(10) NOT NULL,
+    archived      NUMBER(1) DEFAULT 0 NOT NULL,
+    purging_since VARCHAR2(32),
+    created_at    VARCHAR2(32) NOT NULL,
+    updated_at    VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_PROMPT_PK PRIMARY KEY (prompt_id),
+    CONSTRAINT GRAPHMEM_PROMPT_ARCHIVED_CK CHECK (archived IN (0, 1)),
+    CONSTRAINT GRAPHMEM_PROMPT_JSON_CK CHECK (annotations IS JSON)
+);
+
+CREATE TABLE IF NOT EXISTS GRAPHMEM_PROMPT_VERSION (
+    prompt_id   VARCHAR2(128 CHAR) NOT NULL,
+    vid         NUMBER(10) NOT NULL,
+    prompt_text CLOB NOT NULL,
+    archived    NUMBER(1) DEFAULT 0 NOT NULL,
+    created_at  VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_PROMPT_VERSION_PK PRIMARY KEY (prompt_id, vid),
+    CONSTRAINT GRAPHMEM_PROMPT_VERSION_CK CHECK (vid >= 0 AND archived IN (0, 1))
+);

@@ -41,6 +41,7 @@ from graphmem.stores import oracle_session
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.stores.oracle import NEAREST_SLACK, SCHEMA_TABLES, OracleStore
 from graphmem.stores.oracle_session import split_script, translate_error
+from graphmem.stores.registry_base import StoredPrompt, StoredVersion
 
 ORACLE = load_statements("oracle")
 SQLITE = load_statements("sqlite")
@@ -196,6 +197,11 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-links-of-record": [LINK_ROW],
         "find-link-conflict": [("r1", "m1", "m2")],
         "find-link-by-triple": [("r1",)],
+        "get-prompt": [PROMPT_ROW],
+        "list-prompts": [PROMPT_ROW],
+        "count-prompts": [(1,)],
+        "get-prompt-version": [VERSION_ROW],
+        "list-prompt-versions": [VERSION_ROW],
     }
     return rows.get(name, [])
 
@@ -370,6 +376,33 @@ def _link() -> NewLink:
     return NewLink("r1", "m1", "m2", "supersedes", "is_superseded_by", None, {}, now)
 
 
+PROMPT_ROW = ("p", "about", '{"a":1}', 1, 2, 0, None, T0, T0, 2)
+VERSION_ROW = ("p", 1, "Extract dates.", 0, T0)
+
+
+def _exercise_registry(store: OracleStore) -> None:
+    """Call every prompt registry method once, in one transaction as GraphMemory does."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    head = StoredPrompt("p", "about", {"a": 1}, 0, 1, False, None, now, now)
+    with store.transaction():
+        store.insert_prompt(head)
+        store.insert_prompt_version(StoredVersion("p", 0, "Extract dates.", False, now))
+        store.lock_prompt("p")
+        found = store.get_prompt("p")
+        assert found is not None
+        assert (found.annotations, found.current_vid, found.version_count) == ({"a": 1}, 1, 2)
+        store.update_prompt(head)
+        assert [p.prompt_id for p in store.list_prompts(10, 0)] == ["p"]
+        assert store.count_prompts() == 1
+        version = store.get_prompt_version("p", 1)
+        assert version is not None and version.text == "Extract dates."
+        assert [v.vid for v in store.list_prompt_versions("p", 10, 0)] == [1]
+        store.archive_prompt_version("p", 0)
+        store.delete_prompt_version("p", 0)
+        store.delete_prompt_versions("p")
+        store.delete_prompt("p")
+
+
 def _exercise(store: OracleStore) -> None:
     """Call every store method once."""
     filters = SearchFilters(user_id="u", metadata_filter={"k": "v"})
@@ -395,6 +428,7 @@ def _exercise(store: OracleStore) -> None:
     assert [n.entry.node for n in nodes] == ["m2"]
     store.delete_link("r1")
     store.delete_memory("m1")
+    _exercise_registry(store)
     store.uninstall()
 
 
