@@ -341,6 +341,30 @@ class SqlStore(Store):
             )
         return top_k([r[0] for r in rows], cosine_distances(matrix, vector), k)
 
+    def _text_query(self, terms: Sequence[str]) -> str:
+        """The dialect's full-text query matching any of ``terms`` (plain words)."""
+        return " OR ".join(f'"{term}"' for term in terms)
+
+    def keyword(
+        self,
+        filters: SearchFilters,
+        terms: Sequence[str],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        if not terms or k == 0:
+            return []
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            rows = self._run(
+                "select-keyword-hits",
+                text_query=self._text_query(terms),
+                k=k,
+                include_invalid=int(include_invalid),
+                **binds,
+            ).fetchall()
+        return [(str(r[0]), float(r[1])) for r in rows]
+
     # traversal: the level loop is the same for every SQL store ------------------
 
     def expand(
