@@ -36,6 +36,13 @@ from graphmem.models import (
     SearchResult,
     SearchResultFormatConfig,
 )
+from graphmem.search.config import (
+    HybridConfig,
+    PruningEvaluationMode,
+    PruningMemorySearchConfig,
+    TopKMemorySearchConfig,
+)
+from graphmem.search.postprocess import SearchResults, SearchStats
 
 __all__ = [
     "BackendError",
@@ -46,6 +53,7 @@ __all__ = [
     "GraphMemError",
     "GraphMemory",
     "HashingEmbedder",
+    "HybridConfig",
     "InvalidArgumentError",
     "LangChainEmbedder",
     "Llm",
@@ -54,6 +62,8 @@ __all__ = [
     "MemoryRecord",
     "ModelError",
     "NotFoundError",
+    "PruningEvaluationMode",
+    "PruningMemorySearchConfig",
     "RecordRelation",
     "RerankResult",
     "Reranker",
@@ -62,7 +72,10 @@ __all__ = [
     "SchemaPolicy",
     "SearchResult",
     "SearchResultFormatConfig",
+    "SearchResults",
+    "SearchStats",
     "SentenceTransformerEmbedder",
+    "TopKMemorySearchConfig",
 ]
 
 __version__ = "0.1.0"
