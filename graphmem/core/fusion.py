@@ -6,7 +6,17 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["MAX_TERMS", "keyword_terms", "reciprocal_rank_fusion", "term_match_scores"]
+__all__ = [
+    "COMMON_FRACTION",
+    "MAX_TERMS",
+    "drop_common_terms",
+    "keyword_terms",
+    "reciprocal_rank_fusion",
+    "term_match_scores",
+]
+
+COMMON_FRACTION = 0.1
+"""A term found in more than this fraction of the documents is a stop word."""
 
 MAX_TERMS = 32
 """Query terms a keyword search uses (the first ones)."""
@@ -74,3 +84,21 @@ def term_match_scores(
 def keyword_terms_all(text: str) -> list[str]:
     """Every lower-case word of ``text`` (no limit, duplicates kept)."""
     return _WORD.findall(text.lower())
+
+
+def drop_common_terms(terms: Sequence[str], doc_counts: Mapping[str, int], total: int) -> list[str]:
+    """``terms`` without those found in more than :data:`COMMON_FRACTION` of the
+    ``total`` documents (stop words such as "the" or "which": they weigh little
+    in BM25 but cost the most to match). When every term is that common, only the
+    rarest is kept (ties: the first). Terms found nowhere are dropped.
+
+    >>> drop_common_terms(["the", "kestrel", "of"], {"the": 90, "kestrel": 2, "of": 50}, 100)
+    ['kestrel']
+    >>> drop_common_terms(["the", "of"], {"the": 90, "of": 50}, 100)
+    ['of']
+    """
+    present = [t for t in terms if doc_counts.get(t, 0) > 0]
+    rare = [t for t in present if doc_counts[t] <= COMMON_FRACTION * total]
+    if rare or not present:
+        return rare
+    return [min(present, key=lambda t: doc_counts[t])]

@@ -341,6 +341,10 @@ class SqlStore(Store):
             )
         return top_k([r[0] for r in rows], cosine_distances(matrix, vector), k)
 
+    def _match_terms(self, terms: Sequence[str]) -> list[str]:
+        """The terms worth matching (inside the keyword read); all of them here."""
+        return list(terms)
+
     def _text_query(self, terms: Sequence[str]) -> str:
         """The dialect's full-text query matching any of ``terms`` (plain words)."""
         return " OR ".join(f'"{term}"' for term in terms)
@@ -355,6 +359,9 @@ class SqlStore(Store):
         if not terms or k == 0:
             return []
         with self.transaction(write=False):
+            terms = self._match_terms(terms)
+            if not terms:
+                return []
             binds = self._use_filter(filters)
             rows = self._run(
                 "select-keyword-hits",

@@ -65,6 +65,16 @@ WHERE (:user_id IS NULL OR m.user_id = :user_id)
 ORDER BY h.score, m.record_id
 LIMIT :k;
 
+-- name: select-term-counts
+-- How many memories hold each of the search's words (:terms, a JSON array),
+-- from FTS5's vocabulary: SqliteStore leaves very common words out of the match.
+SELECT v.term, v.doc FROM temp.graphmem_memory_fts_vocab v
+WHERE v.term IN (SELECT value FROM json_each(:terms));
+
+-- name: count-keyword-documents
+-- How many memories the keyword index holds.
+SELECT COUNT(*) FROM graphmem_memory_text;
+
 -- name: reset-filter
 -- Forget the previous read's metadata filter.
 DELETE FROM temp.graphmem_filter;

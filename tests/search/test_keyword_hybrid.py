@@ -158,3 +158,14 @@ def test_v3_store_is_upgraded_and_indexed(tmp_path: Path) -> None:
     ).fetchone()
     conn.close()
     assert version == ("4",)
+
+
+def test_sqlite_keyword_leaves_stop_words_out_of_the_match(tmp_path: Path) -> None:
+    memory = GraphMemory(tmp_path / "s.db", clock=ManualClock())
+    memory.add_memories(
+        [{"content": f"the note number {i}", "memory_id": f"n{i}"} for i in range(20)]
+    )
+    memory.add_memory("the kestrel nests here", memory_id="k")
+    assert _ids(memory.search("the kestrel", strategy="keyword")) == ["k"]
+    # a query of common words only keeps its rarest word
+    assert len(memory.search("the", strategy="keyword", max_results=50)) == 21
