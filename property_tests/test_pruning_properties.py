@@ -132,3 +132,23 @@ def test_stage_through_the_prompt_matches_the_oracle(relevant, mode, fraction) -
     _, expected = _run(relevant, mode, fraction, 3)
     assert kept == [hits[p] for p in expected]
     assert report.calls == llm.calls <= report.bound
+
+
+def test_fast_stops_after_the_first_window_when_it_holds_an_irrelevant_document() -> None:
+    relevant = [True, False, True, True, True, True, True, True, True, True]
+    oracle = Oracle(relevant)
+    outcome = prune_ranks(oracle, len(relevant), "fast", 0.0, 4)
+    assert oracle.calls == outcome.calls == 1 and oracle.asked == [0, 1]
+    assert outcome.kept == (0,)
+
+
+def test_fast_asks_the_lower_half_of_open_windows_concurrently() -> None:
+    batches: list[int] = []
+
+    def ask(groups):
+        batches.append(len(groups))
+        return [{p: True for p in g} for g in groups]
+
+    outcome = prune_ranks(ask, 40, "fast", 0.0, 8)
+    assert batches == [1, 4, 2, 1]  # 7 open windows after the first: 4, then 2, then 1
+    assert outcome.kept == tuple(range(40))
