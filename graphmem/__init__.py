@@ -43,6 +43,13 @@ from graphmem.registry_errors import (
     PromptNotFoundError,
 )
 from graphmem.registry_models import Prompt, PromptList, PromptVersion, PromptVersionList
+from graphmem.search.config import (
+    HybridConfig,
+    PruningEvaluationMode,
+    PruningMemorySearchConfig,
+    TopKMemorySearchConfig,
+)
+from graphmem.search.postprocess import SearchResults, SearchStats
 
 __all__ = [
     "BackendError",
@@ -53,6 +60,7 @@ __all__ = [
     "GraphMemError",
     "GraphMemory",
     "HashingEmbedder",
+    "HybridConfig",
     "InvalidArgumentError",
     "LangChainEmbedder",
     "Llm",
@@ -69,6 +77,8 @@ __all__ = [
     "PromptNotFoundError",
     "PromptVersion",
     "PromptVersionList",
+    "PruningEvaluationMode",
+    "PruningMemorySearchConfig",
     "RecordRelation",
     "RerankResult",
     "Reranker",
@@ -77,7 +87,10 @@ __all__ = [
     "SchemaPolicy",
     "SearchResult",
     "SearchResultFormatConfig",
+    "SearchResults",
+    "SearchStats",
     "SentenceTransformerEmbedder",
+    "TopKMemorySearchConfig",
 ]
 
 __version__ = "0.1.0"

@@ -10,6 +10,7 @@ from typing import Any
 
 from graphmem.ai import EmbedderProtocol, as_embedder
 from graphmem.asyncpool import HasPool, WorkerPool, async_twin
+from graphmem.core.budget import estimate_tokens
 from graphmem.core.validation import (
     check_content,
     check_flag,
@@ -27,7 +28,8 @@ from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
 from graphmem.models import MemoryRecord, SchemaPolicy
 from graphmem.registry import RegistryOperations
-from graphmem.search.operations import SearchOperations
+from graphmem.search.config import TopKMemorySearchConfig
+from graphmem.search.operations import SearchOperations, client_search_config
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
 from graphmem.upsert import check_if_exists
@@ -62,6 +64,17 @@ class GraphMemory(
             case-insensitive: ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
         clock: returns the current UTC time (tests pin it to check expiry).
+        search_config: how searches keep, rerank, prune and budget their results
+            (:class:`TopKMemorySearchConfig` or :class:`PruningMemorySearchConfig`;
+            default ``TopKMemorySearchConfig()``: 10 results, no reranker, no
+            pruning, no budget). It is also the config new threads start from.
+        pruner_llm: an LLM (``chat(messages, json_schema=...)``) that turns on
+            pruning: with a top-k ``search_config`` (or none) searches prune in
+            ``FAST`` mode with the default settings; a pruning config without a
+            pruner uses this one.
+        token_counter: ``f(text) -> int``, how token budgets measure a formatted
+            result (default :func:`graphmem.core.budget.estimate_tokens`, one token
+            per four characters, no download).
 
     A handle is a context manager; after :meth:`close` every method raises
     :class:`ClosedError`.
@@ -87,6 +100,9 @@ class GraphMemory(
         memory_store_id: str | None = None,
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
         clock: Callable[[], datetime] | None = None,
+        search_config: TopKMemorySearchConfig | None = None,
+        pruner_llm: object = None,
+        token_counter: Callable[[str], int] | None = None,
     ) -> None:
         prefix = validate_identifier(
             "memory_store_id", DEFAULT_PREFIX if memory_store_id is None else memory_store_id
@@ -96,8 +112,18 @@ class GraphMemory(
         self.memory_store_id = prefix
         self.embedder: EmbedderProtocol = as_embedder(embedder)
         self._clock = clock or utc_now
+        self._pruner_llm = pruner_llm
+        self._search_config = client_search_config(search_config, pruner_llm)
+        if token_counter is not None and not callable(token_counter):
+            raise InvalidArgumentError("token_counter", "must be a callable f(text) -> int")
+        self._token_counter = token_counter or estimate_tokens
         self._open = open_store(connection, prefix, schema_policy)
         self._pool = WorkerPool()
+
+    @property
+    def search_config(self) -> TopKMemorySearchConfig:
+        """The search config in force: the one given, with ``pruner_llm`` applied."""
+        return self._search_config
 
     # lifecycle of the object --------------------------------------------------
 

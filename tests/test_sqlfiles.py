@@ -215,6 +215,8 @@ def _workload(store: GraphMemory) -> None:
         store.search("tea", user_id="u", num_hops=hops, max_linked_results=cap)
     store.search("tea", metadata_filter={"k": "v"}, record_types=["memory"], num_hops=2)
     store.search("tea", include_invalid_results=True, num_hops=2, max_linked_results=0)
+    store.search("side tea", strategy="keyword", metadata_filter={"k": "v"})
+    store.search("tea", strategy="hybrid", user_id="u", num_hops=1)
     store.delete_record_link(
         source_record_id="d",
         source_record_type="memory",

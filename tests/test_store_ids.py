@@ -73,6 +73,14 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__link_recheck",
         "T_GRAPH__prompt",
         "T_GRAPH__prompt_version",
+        "T_GRAPH__memory_text",
+        "T_GRAPH__memory_fts",
+        # FTS5's own tables behind the keyword index
+        "T_GRAPH__memory_fts_data",
+        "T_GRAPH__memory_fts_idx",
+        "T_GRAPH__memory_fts_content",
+        "T_GRAPH__memory_fts_docsize",
+        "T_GRAPH__memory_fts_config",
     }
 
 

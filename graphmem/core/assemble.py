@@ -44,7 +44,7 @@ def _subtree(
 
 
 def assemble_results(
-    hits: Sequence[tuple[str, float]],
+    hits: Sequence[tuple[str, float | None]],
     records: Mapping[str, MemoryRecord],
     linked: Iterable[LinkedNode],
     include_invalid: bool,

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from graphmem.core.validation import SearchFilters
+from graphmem.search.config import HybridConfig
 
 __all__ = ["Hit", "SearchRequest"]
 
-Hit = tuple[str, float]
-"""A ranked direct result: ``(record_id, cosine distance)``, best first in a list."""
+Hit = tuple[str, float | None]
+"""A ranked direct result: ``(record_id, cosine distance)``, best first in a list
+(the distance is None for a keyword hit that the vector ranking does not hold)."""
 
 
 @dataclass(frozen=True)
@@ -25,3 +27,7 @@ class SearchRequest:
     num_hops: int
     max_linked_results: int | None
     include_invalid: bool
+    strategy: str = "vector"
+    text: str = ""
+    """The query text (keyword and hybrid retrieval)."""
+    hybrid: HybridConfig = field(default_factory=HybridConfig)

@@ -223,6 +223,23 @@ class Store(RegistryStore, ABC):
         """
 
     @abstractmethod
+    def keyword(
+        self,
+        filters: SearchFilters,
+        terms: Sequence[str],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` memories passing ``filters`` whose content best matches any of
+        ``terms`` (lower-case words, :func:`graphmem.core.fusion.keyword_terms`), best
+        first: ``(record_id, score)`` pairs, higher scores better, ties by id.
+
+        How matches are scored is the backend's full-text engine (SQLite: FTS5
+        BM25; Oracle: Oracle Text SCORE), so keyword rankings may differ between
+        backends. Invalid memories only when ``include_invalid``.
+        """
+
+    @abstractmethod
     def expand(
         self,
         roots: Sequence[str],

@@ -220,6 +220,11 @@ class OracleStore(SqlStore):
     def _vector_bind(self, vector: npt.NDArray[np.float32]) -> array.array[float]:
         return vector_bind(vector)
 
+    def _text_query(self, terms: Sequence[str]) -> str:
+        # Braces make Oracle Text read a word literally (no operator, no stopword
+        # expansion); the terms hold only word characters, so no brace to escape.
+        return " ACCUM ".join("{" + term + "}" for term in terms)
+
     # search -------------------------------------------------------------------
 
     def nearest(

@@ -342,6 +342,37 @@ class SqlStore(SqlRegistry, Store):
             )
         return top_k([r[0] for r in rows], cosine_distances(matrix, vector), k)
 
+    def _match_terms(self, terms: Sequence[str]) -> list[str]:
+        """The terms worth matching (inside the keyword read); all of them here."""
+        return list(terms)
+
+    def _text_query(self, terms: Sequence[str]) -> str:
+        """The dialect's full-text query matching any of ``terms`` (plain words)."""
+        return " OR ".join(f'"{term}"' for term in terms)
+
+    def keyword(
+        self,
+        filters: SearchFilters,
+        terms: Sequence[str],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        if not terms or k == 0:
+            return []
+        with self.transaction(write=False):
+            terms = self._match_terms(terms)
+            if not terms:
+                return []
+            binds = self._use_filter(filters)
+            rows = self._run(
+                "select-keyword-hits",
+                text_query=self._text_query(terms),
+                k=k,
+                include_invalid=int(include_invalid),
+                **binds,
+            ).fetchall()
+        return [(str(r[0]), float(r[1])) for r in rows]
+
     # traversal: the level loop is the same for every SQL store ------------------
 
     def expand(

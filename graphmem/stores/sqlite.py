@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.fusion import drop_common_terms
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, SchemaError
 from graphmem.models import SchemaPolicy
@@ -210,6 +211,13 @@ class SqliteStore(SqlStore):
         return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
 
     # search -------------------------------------------------------------------
+
+    def _match_terms(self, terms: Sequence[str]) -> list[str]:
+        # FTS5 reads a term's whole posting list; a stop word's is most of the
+        # table (measured in bench/hybrid.py), so such terms are left out.
+        counts = dict(self._run("select-term-counts", terms=json.dumps(list(terms))).fetchall())
+        total = int(self._run("count-keyword-documents").fetchone()[0])
+        return drop_common_terms(terms, counts, total)
 
     def nearest(
         self,

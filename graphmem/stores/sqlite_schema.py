@@ -10,6 +10,9 @@ default) named its objects ``X_<name>``; two such stores could share a name
 table). Version 3 names them ``X__<name>`` (:func:`graphmem.sqlfiles.object_prefix`).
 A store found under the old names is renamed in the same transaction as the
 upgrade; the default store's names (``graphmem_<name>``) never changed.
+
+Version 4 adds keyword search (an FTS5 index kept by triggers); the upgrade
+indexes the memories already stored.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 SCHEMA_VERSION = "4"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
-SCHEMA_TABLES = 5
+SCHEMA_TABLES = 7
 """Tables that ``count-schema-tables`` finds in a complete schema."""
 
 _LEGACY_TABLES = {

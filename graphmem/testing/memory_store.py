@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.embedding import check_same_embedder
+from graphmem.core.fusion import term_match_scores
 from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, utc_now
 from graphmem.core.vector import cosine_distances, top_k
@@ -394,6 +395,20 @@ class MemoryStore(MemoryRegistry, Store):
                 f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
             )
         return top_k(ids, cosine_distances(matrix, vector), k)
+
+    def keyword(
+        self,
+        filters: SearchFilters,
+        terms: Sequence[str],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        # A simple deterministic scorer (graphmem.core.fusion.term_match_scores),
+        # not BM25: keyword rankings here may differ from SQLite's and Oracle's.
+        with self.transaction(write=False):
+            ids = self.model.candidates(_model_filters(filters), include_invalid)
+            texts = {i: self.model.memories[i].content for i in ids}
+        return term_match_scores(terms, texts, k)
 
     def expand(
         self,

@@ -66,6 +66,16 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_AGENT_IX ON GRAPHMEM_MEMORY (agent_id
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_THREAD_IX ON GRAPHMEM_MEMORY (thread_id);
 
+-- Keyword search (search strategy "keyword" and "hybrid"): an Oracle Text CONTEXT
+-- index on the content, synchronised at each commit, so a memory is found by
+-- its words once the transaction that wrote it commits. Needs Oracle Text (the
+-- CTXSYS schema; "slim" container images leave it out) and the CTXAPP role or
+-- EXECUTE on CTXSYS.CTX_DDL for the schema owner. A store installed before
+-- keyword search gets the index by re-running this script (every statement is
+-- idempotent).
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_TEXT_IX ON GRAPHMEM_MEMORY (content)
+    INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)');
+
 -- One row per top-level scalar metadata entry, for metadata filters. Unlike
 -- SQLite, meta_key holds graphmem's canonical JSON text of the key (a quoted
 -- string, hashed beyond 512 characters: graphmem.core.metadata.canonical_scalar)

@@ -58,6 +58,31 @@ SELECT c.record_id, c.embedding
 FROM c CROSS JOIN kth
 WHERE c.distance <= kth.distance + :slack;
 
+-- name: select-keyword-hits
+-- Oracle Text matches of :text_query (the search's words, each in braces so
+-- that none is read as an operator, joined by ACCUM: a memory matching more of
+-- them scores higher) among the memories passing the search filters, best
+-- first by SCORE, ties by id; the first :k. Uses GRAPHMEM_MEMORY_TEXT_IX.
+SELECT m.record_id, SCORE(1) AS score
+FROM graphmem_memory m
+WHERE CONTAINS(m.content, :text_query, 1) > 0
+  AND (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (
+    SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+        COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+ORDER BY SCORE(1) DESC, m.record_id
+FETCH FIRST :k ROWS ONLY;
+
 -- name: reset-filter
 -- Forget the previous read's metadata filter (a session-private temporary table).
 DELETE FROM graphmem_filter;

@@ -294,6 +294,59 @@ BEGIN
     DELETE FROM graphmem_link_recheck;
 END;
 
+-- Keyword search (FTS5). graphmem_memory_text gives each memory a stable integer
+-- doc_id (an INTEGER PRIMARY KEY, which VACUUM keeps, unlike a plain rowid);
+-- graphmem_memory_fts indexes the content under that doc_id. The triggers below
+-- keep both in step with graphmem_memory for any DML, a DBA's included: the insert
+-- trigger first drops what a REPLACE of the same id left behind (REPLACE deletes
+-- the old row without firing DELETE triggers). Words are matched without regard
+-- to case or accents (FTS5's default unicode61 tokenizer).
+CREATE TABLE IF NOT EXISTS graphmem_memory_text (
+    doc_id    INTEGER PRIMARY KEY,
+    record_id TEXT NOT NULL UNIQUE
+);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS graphmem_memory_fts USING fts5(content);
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_ai
+AFTER INSERT ON graphmem_memory
+BEGIN
+    DELETE FROM graphmem_memory_fts WHERE rowid IN (
+        SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id);
+    DELETE FROM graphmem_memory_text WHERE record_id = NEW.record_id;
+    INSERT INTO graphmem_memory_text (record_id) VALUES (NEW.record_id);
+    INSERT INTO graphmem_memory_fts (rowid, content)
+    SELECT t.doc_id, NEW.content FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_au
+AFTER UPDATE OF content ON graphmem_memory
+BEGIN
+    DELETE FROM graphmem_memory_fts WHERE rowid IN (
+        SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id);
+    INSERT INTO graphmem_memory_fts (rowid, content)
+    SELECT t.doc_id, NEW.content FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_ad
+AFTER DELETE ON graphmem_memory
+BEGIN
+    DELETE FROM graphmem_memory_fts WHERE rowid IN (
+        SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = OLD.record_id);
+    DELETE FROM graphmem_memory_text WHERE record_id = OLD.record_id;
+END;
+
+-- Index the memories of a store created before keyword search (schema version 3
+-- or older); on a new or up-to-date store these find nothing to add.
+INSERT INTO graphmem_memory_text (record_id)
+SELECT m.record_id FROM graphmem_memory m
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory_text t WHERE t.record_id = m.record_id);
+
+INSERT INTO graphmem_memory_fts (rowid, content)
+SELECT t.doc_id, m.content
+FROM graphmem_memory_text t JOIN graphmem_memory m ON m.record_id = t.record_id
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory_fts f WHERE f.rowid = t.doc_id);
+
 -- The version of this script; graphmem re-runs it on a store with an older one.
 INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '4')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;

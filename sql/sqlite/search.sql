@@ -37,6 +37,44 @@ WHERE :user_id IS NULL
   AND (:include_invalid = 1 OR m.status = 'valid')
   AND m.embedding IS NOT NULL;
 
+-- name: select-keyword-hits
+-- Full-text matches of :text_query (an FTS5 query: the search's words, each
+-- quoted, joined by OR) among the memories passing the search filters, best
+-- first by BM25 (FTS5's bm25() is lower for better matches; the score returned
+-- is its negation, higher is better), ties by id; the first :k.
+SELECT m.record_id, -h.score AS score
+FROM (
+    SELECT t.record_id, bm25(graphmem_memory_fts) AS score
+    FROM graphmem_memory_fts
+    JOIN graphmem_memory_text t ON t.doc_id = graphmem_memory_fts.rowid
+    WHERE graphmem_memory_fts MATCH :text_query
+) h
+JOIN graphmem_memory m ON m.record_id = h.record_id
+WHERE (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+ORDER BY h.score, m.record_id
+LIMIT :k;
+
+-- name: select-term-counts
+-- How many memories hold each of the search's words (:terms, a JSON array),
+-- from FTS5's vocabulary: SqliteStore leaves very common words out of the match.
+SELECT v.term, v.doc FROM temp.graphmem_memory_fts_vocab v
+WHERE v.term IN (SELECT value FROM json_each(:terms));
+
+-- name: count-keyword-documents
+-- How many memories the keyword index holds.
+SELECT COUNT(*) FROM graphmem_memory_text;
+
 -- name: reset-filter
 -- Forget the previous read's metadata filter.
 DELETE FROM temp.graphmem_filter;
@@ -62,12 +100,13 @@ ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version';
 
 -- name: count-schema-tables
--- How many of the store's tables exist (a complete schema has all 5). Names compare
+-- How many of the store's tables exist (a complete schema has all 7). Names compare
 -- without regard to case, as SQLite resolves them.
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
   AND name COLLATE NOCASE IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta',
-                              'graphmem_link', 'graphmem_link_recheck');
+                              'graphmem_link', 'graphmem_link_recheck',
+                              'graphmem_memory_text', 'graphmem_memory_fts');
 
 -- name: count-legacy-tables
 -- How many of a store's tables exist under the names used before schema version 3

@@ -33,3 +33,8 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_filter (
     meta_key   TEXT PRIMARY KEY,
     meta_value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- The keyword index's vocabulary: per word, how many memories hold it (read by
+-- select-term-counts, search.sql).
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.graphmem_memory_fts_vocab
+    USING fts5vocab(main, graphmem_memory_fts, row);

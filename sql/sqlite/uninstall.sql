@@ -2,6 +2,8 @@
 -- Run with the sqlite3 shell: `sqlite3 memories.db < uninstall.sql`.
 DROP TABLE IF EXISTS graphmem_prompt_version;
 DROP TABLE IF EXISTS graphmem_prompt;
+DROP TABLE IF EXISTS graphmem_memory_fts;
+DROP TABLE IF EXISTS graphmem_memory_text;
 DROP TABLE IF EXISTS graphmem_link;
 DROP TABLE IF EXISTS graphmem_link_recheck;
 DROP TABLE IF EXISTS graphmem_memory_meta;

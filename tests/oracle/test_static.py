@@ -100,6 +100,9 @@ def test_install_graph_parses_with_graphmem_pgq() -> None:
 
 # Script statements sqlglot cannot read, each with the check that replaces parsing.
 _VECTOR = "VECTOR(*, FLOAT32)"  # sqlglot has no VECTOR type: parsed with BLOB in its place
+# sqlglot does not know domain indexes: parsed without the Oracle Text clause, which
+# test_install_text_index_is_context_synced_on_commit checks instead.
+_TEXT_INDEX = "\n    INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')"
 
 
 @pytest.mark.parametrize("name", ["install", "uninstall", "session"])
@@ -107,13 +110,29 @@ def test_script_sql_statements_parse_as_oracle(name: str) -> None:
     for sql in _script(name):
         if _is_plsql(sql) or "PROPERTY GRAPH" in sql:
             continue  # PL/SQL and SQL/PGQ DDL: checked by the tests below
-        parsed = sqlglot.parse_one(sql.replace(_VECTOR, "BLOB"), read="oracle")
+        parsed = sqlglot.parse_one(
+            sql.replace(_VECTOR, "BLOB").replace(_TEXT_INDEX, ""), read="oracle"
+        )
         assert not isinstance(parsed, exp.Command), sql
 
 
 def test_install_embedding_is_any_dimension_float32_vector() -> None:
     memory = next(s for s in _script("install") if "TABLE IF NOT EXISTS GRAPHMEM_MEMORY (" in s)
     assert re.search(r"^\s+embedding\s+VECTOR\(\*, FLOAT32\),$", memory, re.MULTILINE)
+
+
+def test_install_text_index_is_context_synced_on_commit() -> None:
+    text = [s for s in _script("install") if "CTXSYS" in s]
+    assert text == [
+        "CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_TEXT_IX ON GRAPHMEM_MEMORY (content)"
+        + _TEXT_INDEX
+    ]
+
+
+def test_keyword_hits_use_contains_and_score_of_one_label() -> None:
+    sql = ORACLE["select-keyword-hits"].sql
+    assert "CONTAINS(m.content, :text_query, 1) > 0" in sql
+    assert "ORDER BY SCORE(1) DESC, m.record_id" in sql
 
 
 def test_uninstall_drops_the_graph_before_tables() -> None:
@@ -159,9 +178,15 @@ def test_script_runs_in_sqlplus(name: str) -> None:
 
 
 def test_statement_names_match_sqlite() -> None:
-    # The one divergence: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite.
+    # The divergences: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite;
+    # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
+    # Oracle Text applies its own stoplist.
     assert not SHARED & set(ORACLE)
-    assert set(ORACLE) - {"select-nearest"} == set(SQLITE) - SHARED - {"select-search-candidates"}
+    assert set(ORACLE) - {"select-nearest"} == set(SQLITE) - SHARED - {
+        "select-search-candidates",
+        "select-term-counts",
+        "count-keyword-documents",
+    }
     assert "select-nearest" in ORACLE and "select-search-candidates" in SQLITE
 
 
@@ -426,6 +451,7 @@ def _exercise(store: OracleStore) -> None:
     assert [n.entry.node for n in nodes] == ["m2"]
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=None))
     assert [n.entry.node for n in nodes] == ["m2"]
+    assert store.keyword(filters, ["tea", "oven"], 5, include_invalid=False) == []
     store.delete_link("r1")
     store.delete_memory("m1")
     _exercise_registry(store)
@@ -452,6 +478,14 @@ def test_store_nearest_binds_query_k_and_ranks_exactly(conn: FakeConnection) -> 
     assert store.nearest(SearchFilters(), query, 3, include_invalid=False) == [("m1", 1.0)]
     binds = next(b for name, b in conn.sent if name == "select-nearest")
     assert (binds["k"], binds["slack"], list(binds["query"])) == (3, NEAREST_SLACK, [0.0, 1.0])
+
+
+def test_store_keyword_binds_braced_words_joined_by_accum(conn: FakeConnection) -> None:
+    store = OracleStore(conn)
+    store.keyword(SearchFilters(), ["which", "db", "or"], 4, include_invalid=True)
+    binds = next(b for name, b in conn.sent if name == "select-keyword-hits")
+    assert binds["text_query"] == "{which} ACCUM {db} ACCUM {or}"
+    assert (binds["k"], binds["include_invalid"]) == (4, 1)
 
 
 def test_store_nearest_other_dimension_is_invalid_argument(conn: FakeConnection) -> None:

@@ -1,0 +1,135 @@
+"""Hybrid against vector search at 100k memories, side by side in one process.
+
+A store of N memories (default 100k) over 100 users: each memory's content is
+twelve words drawn (Zipf-like) from a 5,000-word vocabulary, and its embedding a
+random 384-dimensional unit vector (an embedder that returns prepared vectors,
+so no embedding cost is timed). Each query is three vocabulary words and a
+random unit vector; the same query runs as
+
+* ``vector``: ``GraphMemory.search(q, strategy="vector", max_results=10)``;
+* ``keyword``: ``strategy="keyword"`` (FTS5, BM25);
+* ``hybrid``: ``strategy="hybrid"`` (both rankings 50 deep, fused);
+
+with a user filter (``user_id=u``, ~1% of the rows) and without one. Prints
+medians and the hybrid / vector ratio; writes ``bench/results/hybrid.json``.
+
+    python -m bench.hybrid --n 100000 --queries 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem import GraphMemory
+
+RESULTS = Path(__file__).resolve().parent / "results" / "hybrid.json"
+DIM = 384
+USERS = 100
+VOCABULARY = 5_000
+WORDS = 12
+Vectors = npt.NDArray[np.float32]
+
+
+class TableEmbedder:
+    """Content ``"m<i> ..."`` embeds to row i of a prepared matrix; anything else to ``query``."""
+
+    name = "bench-table"
+
+    def __init__(self, vectors: Vectors) -> None:
+        self.vectors = vectors
+        self.query = vectors[0]
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if texts and texts[0].startswith("m"):
+            return self.vectors[[int(t.split(" ", 1)[0][1:]) for t in texts]]
+        return np.tile(self.query, (len(texts), 1))
+
+
+def words(rng: random.Random, count: int) -> list[str]:
+    # Zipf-like: low ranks are common, as in text.
+    return [f"w{int(VOCABULARY ** rng.random()) - 1:04d}" for _ in range(count)]
+
+
+def build(path: Path, n: int, seed: int) -> tuple[GraphMemory, TableEmbedder, float]:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((n, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    embedder = TableEmbedder(vectors)
+    memory = GraphMemory(path, embedder=embedder)
+    text_rng = random.Random(seed)
+    t0 = time.perf_counter()
+    for start in range(0, n, 10_000):
+        memory.add_memories(
+            {
+                "memory_id": f"id{i:07d}",
+                "content": f"m{i} " + " ".join(words(text_rng, WORDS)),
+                "user_id": f"u{i % USERS:03d}",
+            }
+            for i in range(start, min(start + 10_000, n))
+        )
+    return memory, embedder, time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed + 1)
+    picker = random.Random(args.seed + 1)
+    samples: dict[str, list[float]] = {}
+    RESULTS.parent.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=RESULTS.parent) as tmp:
+        memory, embedder, build_s = build(Path(tmp) / "hybrid.db", args.n, args.seed)
+        for i in range(args.queries + 1):
+            query = " ".join(words(picker, 3))
+            vector = rng.standard_normal(DIM).astype(np.float32)
+            embedder.query = vector / np.linalg.norm(vector)
+            user = f"u{picker.randrange(USERS):03d}"
+            for scope, kwargs in (("user", {"user_id": user}), ("all", {})):
+                for strategy in ("vector", "keyword", "hybrid"):
+                    t0 = time.perf_counter()
+                    memory.search(query, strategy=strategy, max_results=10, **kwargs)
+                    if i:  # the first query warms up
+                        samples.setdefault(f"{scope}/{strategy}", []).append(
+                            time.perf_counter() - t0
+                        )
+        memory.close()
+    medians = {name: statistics.median(s) * 1000 for name, s in samples.items()}
+    report: dict[str, Any] = {
+        "n": args.n,
+        "queries": args.queries,
+        "build_s": build_s,
+        "python": platform.python_version(),
+        "median_ms": medians,
+        "hybrid_over_vector": {
+            scope: medians[f"{scope}/hybrid"] / medians[f"{scope}/vector"]
+            for scope in ("user", "all")
+        },
+    }
+    print(f"n={args.n} queries={args.queries} build={build_s:.1f}s")
+    print(f"{'scope':<6}{'vector ms':>12}{'keyword ms':>12}{'hybrid ms':>12}{'hybrid/vector':>15}")
+    for scope in ("user", "all"):
+        row = [medians[f"{scope}/{s}"] for s in ("vector", "keyword", "hybrid")]
+        ratio = report["hybrid_over_vector"][scope]
+        print(f"{scope:<6}{row[0]:>12.2f}{row[1]:>12.2f}{row[2]:>12.2f}{ratio:>15.2f}")
+    RESULTS.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Keyword terms of a query, and weighted reciprocal rank fusion of rankings."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+__all__ = [
+    "COMMON_FRACTION",
+    "MAX_TERMS",
+    "drop_common_terms",
+    "keyword_terms",
+    "reciprocal_rank_fusion",
+    "term_match_scores",
+]
+
+COMMON_FRACTION = 0.1
+"""A term found in more than this fraction of the documents is a stop word."""
+
+MAX_TERMS = 32
+"""Query terms a keyword search uses (the first ones)."""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def keyword_terms(text: str) -> list[str]:
+    """The distinct lower-case words of ``text``, in order (at most :data:`MAX_TERMS`).
+
+    Only letters, digits and ``_`` survive, so a term never holds a quote,
+    operator or bracket of any full-text query syntax.
+
+    >>> keyword_terms('Which "DB" does the db-service use? OR NOT')
+    ['which', 'db', 'does', 'the', 'service', 'use', 'or', 'not']
+    """
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        seen.setdefault(word, None)
+    return list(seen)[:MAX_TERMS]
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[str]], weights: Sequence[float], c: float
+) -> list[tuple[str, float]]:
+    """Ids by fused score ``sum(weight / (c + rank))`` (ranks from 1), ties by id.
+
+    >>> reciprocal_rank_fusion([["a", "b"], ["b", "c"]], [1.0, 1.0], 0.0)
+    [('b', 1.5), ('a', 1.0), ('c', 0.5)]
+    """
+    scores: dict[str, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, record_id in enumerate(ranking, start=1):
+            scores[record_id] = scores.get(record_id, 0.0) + weight / (c + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def term_match_scores(
+    terms: Sequence[str], documents: Mapping[str, str], k: int
+) -> list[tuple[str, float]]:
+    """A simple deterministic keyword ranking (the in-memory store's): each
+    document scores the sum, over the query terms among its words, of the term's
+    inverse document frequency ``ln(1 + (N - df + 0.5) / (df + 0.5))``; documents
+    matching no term are left out; the first ``k`` by score, ties by id.
+
+    >>> docs = {"a": "Pizza!", "b": "pizza oven", "c": "x"}
+    >>> ranked = term_match_scores(["pizza", "oven"], docs, 5)
+    >>> [(doc_id, round(score, 3)) for doc_id, score in ranked]
+    [('b', 1.451), ('a', 0.47)]
+    """
+    words = {doc_id: set(keyword_terms_all(text)) for doc_id, text in documents.items()}
+    total = len(words)
+    idf = {}
+    for term in dict.fromkeys(terms):
+        df = sum(1 for found in words.values() if term in found)
+        idf[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+    scores = {
+        doc_id: sum(idf[t] for t in idf if t in found)
+        for doc_id, found in words.items()
+        if any(t in found for t in idf)
+    }
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+def keyword_terms_all(text: str) -> list[str]:
+    """Every lower-case word of ``text`` (no limit, duplicates kept)."""
+    return _WORD.findall(text.lower())
+
+
+def drop_common_terms(terms: Sequence[str], doc_counts: Mapping[str, int], total: int) -> list[str]:
+    """``terms`` without those found in more than :data:`COMMON_FRACTION` of the
+    ``total`` documents (stop words such as "the" or "which": they weigh little
+    in BM25 but cost the most to match). When every term is that common, only the
+    rarest is kept (ties: the first). Terms found nowhere are dropped.
+
+    >>> drop_common_terms(["the", "kestrel", "of"], {"the": 90, "kestrel": 2, "of": 50}, 100)
+    ['kestrel']
+    >>> drop_common_terms(["the", "of"], {"the": 90, "of": 50}, 100)
+    ['of']
+    """
+    present = [t for t in terms if doc_counts.get(t, 0) > 0]
+    rare = [t for t in present if doc_counts[t] <= COMMON_FRACTION * total]
+    if rare or not present:
+        return rare
+    return [min(present, key=lambda t: doc_counts[t])]
