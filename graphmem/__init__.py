@@ -36,11 +36,15 @@ from graphmem.models import (
     SearchResult,
     SearchResultFormatConfig,
 )
+from graphmem.thread_models import Message, Profile, ThreadInfo
+from graphmem.threads import CardRecord, ContextCard, Thread, ThreadSettings
 
 __all__ = [
     "BackendError",
+    "CardRecord",
     "ClosedError",
     "ConflictError",
+    "ContextCard",
     "Embedder",
     "EmbedderProtocol",
     "GraphMemError",
@@ -52,8 +56,10 @@ __all__ = [
     "LlmProtocol",
     "LocalEmbedder",
     "MemoryRecord",
+    "Message",
     "ModelError",
     "NotFoundError",
+    "Profile",
     "RecordRelation",
     "RerankResult",
     "Reranker",
@@ -63,6 +69,9 @@ __all__ = [
     "SearchResult",
     "SearchResultFormatConfig",
     "SentenceTransformerEmbedder",
+    "Thread",
+    "ThreadInfo",
+    "ThreadSettings",
 ]
 
 __version__ = "0.1.0"

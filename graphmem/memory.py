@@ -10,6 +10,7 @@ from typing import Any
 
 from graphmem.ai import EmbedderProtocol, as_embedder
 from graphmem.asyncpool import HasPool, WorkerPool, async_twin
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import (
     check_content,
     check_flag,
@@ -26,15 +27,25 @@ from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
 from graphmem.models import MemoryRecord, SchemaPolicy
+from graphmem.profiles import ProfileOperations
 from graphmem.search.operations import SearchOperations
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
+from graphmem.thread_ops import ThreadOperations, check_llm
 from graphmem.upsert import check_if_exists
 
 __all__ = ["GraphMemory"]
 
 
-class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperations, HasPool):
+class GraphMemory(
+    LinkOperations,
+    MemoryWrites,
+    SearchOperations,
+    GraphOperations,
+    ThreadOperations,
+    ProfileOperations,
+    HasPool,
+):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
 
     Args:
@@ -53,6 +64,9 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
             so that no two stores share a name. An SQL identifier, so
             case-insensitive: ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
+        llm: the default LLM of threads (summary and topics): any object with
+            ``chat(messages, json_schema=...)``, such as :class:`graphmem.Llm`;
+            None: threads use the deterministic summary unless given one.
         clock: returns the current UTC time (tests pin it to check expiry).
 
     A handle is a context manager; after :meth:`close` every method raises
@@ -78,6 +92,7 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
         embedder: object = None,
         memory_store_id: str | None = None,
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
+        llm: object = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         prefix = validate_identifier(
@@ -87,6 +102,7 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
             raise InvalidArgumentError("schema_policy", "must be a SchemaPolicy")
         self.memory_store_id = prefix
         self.embedder: EmbedderProtocol = as_embedder(embedder)
+        self.llm = check_llm(llm)
         self._clock = clock or utc_now
         self._open = open_store(connection, prefix, schema_policy)
         self._pool = WorkerPool()
@@ -202,7 +218,7 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
         self._check_open()
         check_id("memory_id", memory_id)
         found = self._store.get_memories([memory_id]).get(memory_id)
-        if found is None:
+        if found is None or found.record_type not in MEMORY_TYPES:  # messages: see threads
             raise NotFoundError(f"memory_id: no memory {memory_id!r}")
         return found
 
@@ -292,8 +308,9 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
         """
         self._check_open()
         check_id("memory_id", memory_id)
-        if not self._store.delete_memory(memory_id):
-            raise NotFoundError(f"memory_id: no memory {memory_id!r}")
+        with self._store.transaction():
+            self.get_memory(memory_id)
+            self._store.delete_memory(memory_id)
 
     # async twins: the methods above, awaited on the worker pool (graphmem.asyncpool)
 
@@ -318,3 +335,14 @@ class GraphMemory(LinkOperations, MemoryWrites, SearchOperations, GraphOperation
     to_networkx_async = async_twin(GraphOperations.to_networkx)
     export_jsonl_async = async_twin(GraphOperations.export_jsonl)
     import_jsonl_async = async_twin(GraphOperations.import_jsonl)
+    create_thread_async = async_twin(ThreadOperations.create_thread)
+    get_thread_async = async_twin(ThreadOperations.get_thread)
+    list_threads_async = async_twin(ThreadOperations.list_threads)
+    update_thread_async = async_twin(ThreadOperations.update_thread)
+    delete_thread_async = async_twin(ThreadOperations.delete_thread)
+    add_user_async = async_twin(ProfileOperations.add_user)
+    list_users_async = async_twin(ProfileOperations.list_users)
+    delete_user_async = async_twin(ProfileOperations.delete_user)
+    add_agent_async = async_twin(ProfileOperations.add_agent)
+    list_agents_async = async_twin(ProfileOperations.list_agents)
+    delete_agent_async = async_twin(ProfileOperations.delete_agent)

@@ -47,6 +47,17 @@ CALLS: dict[str, Call] = {
     "to_networkx": lambda m: m.to_networkx(),
     "export_jsonl": lambda m: m.export_jsonl(io.StringIO()),
     "import_jsonl": lambda m: m.import_jsonl(io.BytesIO(_LINE)),
+    "create_thread": lambda m: m.create_thread("t2"),
+    "get_thread": lambda m: m.get_thread("t"),
+    "list_threads": lambda m: m.list_threads(),
+    "update_thread": lambda m: m.update_thread("t", metadata={"x": 1}),
+    "delete_thread": lambda m: m.delete_thread("t"),
+    "add_user": lambda m: m.add_user("u2"),
+    "list_users": lambda m: m.list_users(),
+    "delete_user": lambda m: m.delete_user("u"),
+    "add_agent": lambda m: m.add_agent("g2"),
+    "list_agents": lambda m: m.list_agents(),
+    "delete_agent": lambda m: m.delete_agent("g"),
 }
 # The same calls with a bad argument: a closed handle says so before checking arguments.
 BAD_CALLS: dict[str, Call] = {
@@ -71,6 +82,17 @@ BAD_CALLS: dict[str, Call] = {
     "to_networkx": lambda m: m.to_networkx(),  # likewise
     "export_jsonl": lambda m: m.export_jsonl(None),  # type: ignore[arg-type]
     "import_jsonl": lambda m: m.import_jsonl(None),  # type: ignore[arg-type]
+    "create_thread": lambda m: m.create_thread(""),
+    "get_thread": lambda m: m.get_thread(""),
+    "list_threads": lambda m: m.list_threads(limit=0),
+    "update_thread": lambda m: m.update_thread("", bogus=1),
+    "delete_thread": lambda m: m.delete_thread(""),
+    "add_user": lambda m: m.add_user(""),
+    "list_users": lambda m: m.list_users(limit=0),
+    "delete_user": lambda m: m.delete_user(""),
+    "add_agent": lambda m: m.add_agent(""),
+    "list_agents": lambda m: m.list_agents(offset=-1),
+    "delete_agent": lambda m: m.delete_agent(""),
 }
 
 
@@ -113,6 +135,9 @@ def closed(tmp_path: Path) -> GraphMemory:
     memory.add_memory("tea", memory_id="a")
     memory.add_memory("more tea", memory_id="b")
     memory.link_records(*_LINK, relation_id="r1")
+    memory.create_thread("t")
+    memory.add_user("u")
+    memory.add_agent("g")
     memory.close()
     return memory
 

@@ -79,7 +79,7 @@ def test_store_records_schema_version(db_path: Path) -> None:
         ).fetchone()
     finally:
         conn.close()
-    assert row == ("3",)
+    assert row == ("4",)
 
 
 def test_store_records_embedding_dimension(db_path: Path) -> None:
@@ -234,7 +234,7 @@ def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
     version = conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()
-    assert version == ("3",)
+    assert version == ("4",)
     conn.close()
 
 

@@ -1,6 +1,8 @@
 -- graphmem embedded store: remove every object install.sql creates (data included).
 -- Run with the sqlite3 shell: `sqlite3 memories.db < uninstall.sql`.
 DROP TABLE IF EXISTS graphmem_link;
+DROP TABLE IF EXISTS graphmem_thread;
+DROP TABLE IF EXISTS graphmem_profile;
 DROP TABLE IF EXISTS graphmem_link_recheck;
 DROP TABLE IF EXISTS graphmem_memory_meta;
 DROP TABLE IF EXISTS graphmem_memory;
