@@ -37,7 +37,13 @@ from graphmem.models import (
     SearchResultFormatConfig,
 )
 from graphmem.thread_models import Message, Profile, ThreadInfo
-from graphmem.threads import CardRecord, ContextCard, Thread, ThreadSettings
+from graphmem.threads import (
+    CardRecord,
+    ContextCard,
+    MemoryExtractionConfig,
+    Thread,
+    ThreadSettings,
+)
 
 __all__ = [
     "BackendError",
@@ -55,6 +61,7 @@ __all__ = [
     "Llm",
     "LlmProtocol",
     "LocalEmbedder",
+    "MemoryExtractionConfig",
     "MemoryRecord",
     "Message",
     "ModelError",

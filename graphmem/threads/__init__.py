@@ -6,6 +6,6 @@
 
 from graphmem.threads.card_model import CardRecord, ContextCard
 from graphmem.threads.handle import Thread
-from graphmem.threads.settings import ThreadSettings
+from graphmem.threads.settings import MemoryExtractionConfig, ThreadSettings
 
-__all__ = ["CardRecord", "ContextCard", "Thread", "ThreadSettings"]
+__all__ = ["CardRecord", "ContextCard", "MemoryExtractionConfig", "Thread", "ThreadSettings"]

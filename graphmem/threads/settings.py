@@ -11,11 +11,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from graphmem.core.validation import MAX_COUNT, check_flag, check_metadata
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
     "DEFAULT_TYPE_SEARCH_CONCURRENCY",
+    "MemoryExtractionConfig",
     "ThreadSettings",
     "check_concurrency",
     "check_config",
@@ -23,6 +26,19 @@ __all__ = [
 
 DEFAULT_TYPE_SEARCH_CONCURRENCY = 5
 """Per-type context-card searches that may run at once on one handle."""
+
+
+class MemoryExtractionConfig(BaseModel):
+    """How memories are to be extracted from a thread's messages.
+
+    Stored with the thread as given; memory extraction itself comes in a later
+    version, which reads it. Unknown fields are kept, for that version.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    memory_extraction_custom_instructions: str | None = None
+    """Extra instructions for the extracting LLM (what to keep, as which type)."""
 
 
 def check_config(argument: str, value: object) -> dict[str, Any] | None:
