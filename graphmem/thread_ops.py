@@ -92,10 +92,13 @@ class ThreadOperations(StoreHandle):
             enable_context_summary: ``False``: keep the deterministic summary.
             context_card_type_search_concurrency: per-type card searches run at
                 once (1..64); this handle only, never stored.
-            memory_extraction_window, memory_extraction_frequency,
-            memory_extraction_token_limit, context_card_token_limit,
-            max_message_token_length, message_shortening_input_token_limit:
-                stored settings, see :class:`graphmem.threads.ThreadSettings`.
+            memory_extraction_window: stored, see
+                :class:`graphmem.threads.ThreadSettings` (likewise the next five).
+            memory_extraction_frequency: stored.
+            memory_extraction_token_limit: stored.
+            context_card_token_limit: stored.
+            max_message_token_length: stored.
+            message_shortening_input_token_limit: stored.
 
         Raises:
             InvalidArgumentError: a bad argument (named); nothing is stored.

@@ -97,10 +97,11 @@ class ThreadSettings:
             messages; ``-1``: once per ``add_messages`` call.
         enable_context_summary: ``False`` keeps the deterministic summary even
             when an LLM is set.
-        memory_extraction_window, memory_extraction_frequency,
-        memory_extraction_token_limit, max_message_token_length,
-        message_shortening_input_token_limit: extraction settings, stored for
-            the extraction that a later version adds.
+        memory_extraction_window: stored for memory extraction (a later version).
+        memory_extraction_frequency: likewise.
+        memory_extraction_token_limit: likewise.
+        max_message_token_length: likewise.
+        message_shortening_input_token_limit: likewise.
         context_card_token_limit: the largest summary prompt, in tokens (about 4
             characters each); older messages are left out to fit; 0 or less: no limit.
     """
