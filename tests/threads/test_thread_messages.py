@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from graphmem import GraphMemory, InvalidArgumentError, NotFoundError
+from graphmem import ConflictError, GraphMemory, InvalidArgumentError, NotFoundError
 from graphmem.core.validation import MAX_CONTENT_LENGTH
 
 
@@ -143,3 +143,14 @@ def test_messages_expire_after_ttl(memory: GraphMemory) -> None:
     later = memory._clock() + timedelta(days=2)
     memory._clock = lambda: later
     assert [m.content for m in thread.get_messages()] == ["kept"]
+
+
+def test_messages_are_not_replaced_by_an_upsert(memory: GraphMemory) -> None:
+    thread = memory.create_thread("t")
+    (mid,) = thread.add_messages(_chat("keep me"))
+    with pytest.raises(ConflictError, match="message"):
+        memory.add_memory("a memory", memory_id=mid, if_exists="replace")
+    with pytest.raises(ConflictError):
+        memory.add_memory("a memory", memory_id=mid)
+    assert thread.get_message(mid).content == "keep me"
+    assert memory.list_memories() == []
