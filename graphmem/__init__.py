@@ -50,11 +50,21 @@ from graphmem.search.config import (
     TopKMemorySearchConfig,
 )
 from graphmem.search.postprocess import SearchResults, SearchStats
+from graphmem.thread_models import Message, Profile, ThreadInfo
+from graphmem.threads import (
+    CardRecord,
+    ContextCard,
+    MemoryExtractionConfig,
+    Thread,
+    ThreadSettings,
+)
 
 __all__ = [
     "BackendError",
+    "CardRecord",
     "ClosedError",
     "ConflictError",
+    "ContextCard",
     "Embedder",
     "EmbedderProtocol",
     "GraphMemError",
@@ -66,9 +76,12 @@ __all__ = [
     "Llm",
     "LlmProtocol",
     "LocalEmbedder",
+    "MemoryExtractionConfig",
     "MemoryRecord",
+    "Message",
     "ModelError",
     "NotFoundError",
+    "Profile",
     "Prompt",
     "PromptArgumentError",
     "PromptConflictError",
@@ -90,6 +103,9 @@ __all__ = [
     "SearchResults",
     "SearchStats",
     "SentenceTransformerEmbedder",
+    "Thread",
+    "ThreadInfo",
+    "ThreadSettings",
     "TopKMemorySearchConfig",
 ]
 

@@ -11,6 +11,7 @@ from typing import Any
 from graphmem.ai import EmbedderProtocol, as_embedder
 from graphmem.asyncpool import HasPool, WorkerPool, async_twin
 from graphmem.core.budget import estimate_tokens
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import (
     check_content,
     check_flag,
@@ -27,11 +28,13 @@ from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
 from graphmem.memory_writes import MemoryWrites
 from graphmem.models import MemoryRecord, SchemaPolicy
+from graphmem.profiles import ProfileOperations
 from graphmem.registry import RegistryOperations
 from graphmem.search.config import TopKMemorySearchConfig
 from graphmem.search.operations import SearchOperations, client_search_config
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
+from graphmem.thread_ops import ThreadOperations, check_llm
 from graphmem.upsert import check_if_exists
 
 __all__ = ["GraphMemory"]
@@ -43,6 +46,8 @@ class GraphMemory(
     SearchOperations,
     GraphOperations,
     RegistryOperations,
+    ThreadOperations,
+    ProfileOperations,
     HasPool,
 ):
     """An agent's memories as vertices, typed links as edges, and graph-aware search.
@@ -63,6 +68,9 @@ class GraphMemory(
             so that no two stores share a name. An SQL identifier, so
             case-insensitive: ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
+        llm: the default LLM of threads (summary and topics): any object with
+            ``chat(messages, json_schema=...)``, such as :class:`graphmem.Llm`;
+            None: threads use the deterministic summary unless given one.
         clock: returns the current UTC time (tests pin it to check expiry).
         search_config: how searches keep, rerank, prune and budget their results
             (:class:`TopKMemorySearchConfig` or :class:`PruningMemorySearchConfig`;
@@ -99,6 +107,7 @@ class GraphMemory(
         embedder: object = None,
         memory_store_id: str | None = None,
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
+        llm: object = None,
         clock: Callable[[], datetime] | None = None,
         search_config: TopKMemorySearchConfig | None = None,
         pruner_llm: object = None,
@@ -111,6 +120,7 @@ class GraphMemory(
             raise InvalidArgumentError("schema_policy", "must be a SchemaPolicy")
         self.memory_store_id = prefix
         self.embedder: EmbedderProtocol = as_embedder(embedder)
+        self.llm = check_llm(llm)
         self._clock = clock or utc_now
         self._pruner_llm = pruner_llm
         self._search_config = client_search_config(search_config, pruner_llm)
@@ -236,7 +246,7 @@ class GraphMemory(
         self._check_open()
         check_id("memory_id", memory_id)
         found = self._store.get_memories([memory_id]).get(memory_id)
-        if found is None:
+        if found is None or found.record_type not in MEMORY_TYPES:  # messages: see threads
             raise NotFoundError(f"memory_id: no memory {memory_id!r}")
         return found
 
@@ -326,8 +336,9 @@ class GraphMemory(
         """
         self._check_open()
         check_id("memory_id", memory_id)
-        if not self._store.delete_memory(memory_id):
-            raise NotFoundError(f"memory_id: no memory {memory_id!r}")
+        with self._store.transaction():
+            self.get_memory(memory_id)
+            self._store.delete_memory(memory_id)
 
     # async twins: the methods above, awaited on the worker pool (graphmem.asyncpool)
 
@@ -360,3 +371,14 @@ class GraphMemory(
     resolve_prompt_async = async_twin(RegistryOperations.resolve_prompt)
     archive_prompt_async = async_twin(RegistryOperations.archive_prompt)
     purge_prompt_async = async_twin(RegistryOperations.purge_prompt)
+    create_thread_async = async_twin(ThreadOperations.create_thread)
+    get_thread_async = async_twin(ThreadOperations.get_thread)
+    list_threads_async = async_twin(ThreadOperations.list_threads)
+    update_thread_async = async_twin(ThreadOperations.update_thread)
+    delete_thread_async = async_twin(ThreadOperations.delete_thread)
+    add_user_async = async_twin(ProfileOperations.add_user)
+    list_users_async = async_twin(ProfileOperations.list_users)
+    delete_user_async = async_twin(ProfileOperations.delete_user)
+    add_agent_async = async_twin(ProfileOperations.add_agent)
+    list_agents_async = async_twin(ProfileOperations.list_agents)
+    delete_agent_async = async_twin(ProfileOperations.delete_agent)

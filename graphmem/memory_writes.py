@@ -109,9 +109,16 @@ class MemoryWrites(StoreHandle):
         with self._store.transaction():
             self._use_embedder(int(vectors.shape[1]))
             ids = [m.record_id for m in memories]
-            stored: set[str] = set()
+            kinds: dict[str, str] = {}
             for start in range(0, len(ids), _LOOKUP_BATCH):
-                stored.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
+                kinds.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
+            stored = set(kinds)
+            message = next((rid for rid in ids if kinds.get(rid) == "message"), None)
+            if message is not None and if_exists == "replace":
+                raise ConflictError(
+                    f"memory_id {message!r} is a message of a thread; if_exists='replace' "
+                    "replaces memories only"
+                )
             if stored and if_exists == "error":
                 index = next(i for i, rid in enumerate(ids) if rid in stored)
                 where = f"memories[{index}]: " if batch else ""

@@ -55,6 +55,17 @@ CALLS: dict[str, Call] = {
     "resolve_prompt": lambda m: m.resolve_prompt("p"),
     "archive_prompt": lambda m: m.archive_prompt("p"),
     "purge_prompt": lambda m: m.purge_prompt("p"),
+    "create_thread": lambda m: m.create_thread("t2"),
+    "get_thread": lambda m: m.get_thread("t"),
+    "list_threads": lambda m: m.list_threads(),
+    "update_thread": lambda m: m.update_thread("t", metadata={"x": 1}),
+    "delete_thread": lambda m: m.delete_thread("t"),
+    "add_user": lambda m: m.add_user("u2"),
+    "list_users": lambda m: m.list_users(),
+    "delete_user": lambda m: m.delete_user("u"),
+    "add_agent": lambda m: m.add_agent("g2"),
+    "list_agents": lambda m: m.list_agents(),
+    "delete_agent": lambda m: m.delete_agent("g"),
 }
 # The same calls with a bad argument: a closed handle says so before checking arguments.
 BAD_CALLS: dict[str, Call] = {
@@ -87,6 +98,17 @@ BAD_CALLS: dict[str, Call] = {
     "resolve_prompt": lambda m: m.resolve_prompt("bad id"),
     "archive_prompt": lambda m: m.archive_prompt("p", vid="some"),
     "purge_prompt": lambda m: m.purge_prompt("p", vid=-2),
+    "create_thread": lambda m: m.create_thread(""),
+    "get_thread": lambda m: m.get_thread(""),
+    "list_threads": lambda m: m.list_threads(limit=0),
+    "update_thread": lambda m: m.update_thread("", bogus=1),
+    "delete_thread": lambda m: m.delete_thread(""),
+    "add_user": lambda m: m.add_user(""),
+    "list_users": lambda m: m.list_users(limit=0),
+    "delete_user": lambda m: m.delete_user(""),
+    "add_agent": lambda m: m.add_agent(""),
+    "list_agents": lambda m: m.list_agents(offset=-1),
+    "delete_agent": lambda m: m.delete_agent(""),
 }
 
 
@@ -130,6 +152,9 @@ def closed(tmp_path: Path) -> GraphMemory:
     memory.add_memory("more tea", memory_id="b")
     memory.link_records(*_LINK, relation_id="r1")
     memory.create_prompt("p", "Extract dates.", "dates")
+    memory.create_thread("t")
+    memory.add_user("u")
+    memory.add_agent("g")
     memory.close()
     return memory
 

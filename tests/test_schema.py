@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import GraphMemory, NotFoundError, SchemaError, SchemaPolicy
+from graphmem import GraphMemory, HashingEmbedder, NotFoundError, SchemaError, SchemaPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -246,3 +246,66 @@ def test_schema_older_version_with_require_existing_raises(db_path: Path) -> Non
     conn.close()
     with pytest.raises(SchemaError, match="schema version 1"):
         GraphMemory(db_path, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+
+
+# -- version 4: messages in the memory table ------------------------------------------
+
+_V3_DUMP = Path(__file__).parent / "data" / "store_v3.sql"
+
+
+def _objects(path: Path) -> set[tuple[str, str]]:
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {(str(t), str(n)) for t, n in rows}
+
+
+def test_schema_v3_store_is_upgraded_to_hold_messages(tmp_path: Path) -> None:
+    old = tmp_path / "v3.db"
+    conn = sqlite3.connect(old)
+    conn.executescript(_V3_DUMP.read_text(encoding="utf-8"))
+    conn.close()
+    with GraphMemory(old, embedder=HashingEmbedder(dim=8)) as memory:
+        assert [m.id for m in memory.list_memories()] == ["old", "new", "f"]
+        assert [m.id for m in memory.list_memories(include_invalid_results=False)] == ["new", "f"]
+        assert memory.get_memory("old").status == "invalid"
+        assert [m.id for m in memory.list_memories(metadata_filter={"k": 1})] == ["old"]
+        assert {link.id for link in memory.list_record_links()} == {"r1", "r2"}
+        # The triggers came back: a new lifecycle link still invalidates its target.
+        memory.link_records("new", "preference", "f", "fact", "refines")
+        assert memory.get_memory("f").status == "invalid"
+        memory.delete_record_link(relation_id="r1")
+        assert memory.get_memory("old").status == "valid"
+        thread = memory.create_thread("t", user_id="u")
+        thread.add_messages([{"role": "user", "content": "sourdough please"}])
+        assert [m.content for m in thread.get_messages()] == ["sourdough please"]
+    fresh = tmp_path / "fresh.db"
+    GraphMemory(fresh).close()
+    assert _objects(old) == _objects(fresh)
+    conn = sqlite3.connect(old)
+    try:
+        assert conn.execute(
+            "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+        ).fetchone() == ("4",)
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            conn.execute(
+                "INSERT INTO graphmem_memory (record_id, record_type, content, created_at) "
+                "VALUES ('x', 'message', 'no thread, role or position', 'now')"
+            )
+    finally:
+        conn.close()
+
+
+def test_schema_upgrade_turns_foreign_keys_back_on(tmp_path: Path) -> None:
+    old = tmp_path / "v3.db"
+    conn = sqlite3.connect(old)
+    conn.executescript(_V3_DUMP.read_text(encoding="utf-8"))
+    conn.close()
+    with GraphMemory(old, embedder=HashingEmbedder(dim=8)) as memory:
+        store = memory._store
+        assert store._conn.execute("PRAGMA foreign_keys").fetchone() == (1,)  # type: ignore[attr-defined]

@@ -240,6 +240,23 @@ def _registry_workload(store: GraphMemory) -> None:
     store.archive_prompt("p", vid=0)
     store.purge_prompt("p", vid=1)
     store.purge_prompt("p")
+    _thread_workload(store)
+
+
+def _thread_workload(store: GraphMemory) -> None:
+    thread = store.create_thread("t", user_id="u2", agent_id="a2")
+    store.list_threads(user_id="u2")
+    first, _ = thread.add_messages(
+        [{"role": "user", "content": "tea?"}, {"role": "assistant", "content": "green tea"}]
+    )
+    thread.get_messages(-1)
+    thread.update_message(first, content="black tea?")
+    thread.get_context_card(min_relevant_results_by_type={"message": 1})
+    store.update_thread("t", metadata={"x": 1})
+    thread.delete_message(first)
+    store.add_user("u2", "likes tea")
+    store.list_users()
+    store.delete_user("u2")
 
 
 def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: list[str]) -> None:

@@ -81,6 +81,8 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__memory_fts_content",
         "T_GRAPH__memory_fts_docsize",
         "T_GRAPH__memory_fts_config",
+        "T_GRAPH__thread",
+        "T_GRAPH__profile",
     }
 
 

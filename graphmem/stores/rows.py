@@ -9,8 +9,15 @@ from typing import Any
 
 from graphmem.core.validation import parse_time
 from graphmem.models import MemoryRecord, RecordRelation
+from graphmem.thread_models import Message, Profile, ThreadInfo
 
-__all__ = ["memory_from_row", "relation_from_row"]
+__all__ = [
+    "memory_from_row",
+    "message_from_row",
+    "profile_from_row",
+    "relation_from_row",
+    "thread_from_row",
+]
 
 
 def _time(value: Any) -> datetime | None:
@@ -71,4 +78,57 @@ def memory_from_row(
         created_at=created_at,
         expires_at=_time(row[10]),
         invalidated_by=tuple(invalidated_by),
+    )
+
+
+def _topics(value: Any) -> tuple[str, ...]:
+    loaded = json.loads(value) if isinstance(value, str) else (value or [])
+    return tuple(str(t) for t in loaded)
+
+
+def thread_from_row(row: Sequence[Any]) -> ThreadInfo:
+    """Columns: thread_id, user_id, agent_id, metadata, settings, summary, topics,
+    message_count, summarized_count, created_at, updated_at."""
+    created_at, updated_at = _time(row[9]), _time(row[10])
+    assert created_at is not None and updated_at is not None
+    return ThreadInfo(
+        thread_id=row[0],
+        user_id=row[1],
+        agent_id=row[2],
+        metadata=_json(row[3]),
+        settings=_json(row[4]),
+        summary=row[5],
+        topics=_topics(row[6]),
+        message_count=int(row[7]),
+        summarized_count=int(row[8]),
+        created_at=created_at,
+        updated_at=updated_at,
+    )
+
+
+def message_from_row(row: Sequence[Any]) -> Message:
+    """The columns of :func:`memory_from_row`, then message_role, message_position."""
+    created_at = _time(row[9])
+    assert created_at is not None
+    return Message(
+        id=row[0],
+        thread_id=row[6],
+        role=row[11],
+        content=row[2],
+        position=int(row[12]),
+        user_id=row[4],
+        agent_id=row[5],
+        metadata=_json(row[7]),
+        timestamp=_time(row[8]) or created_at,
+        created_at=created_at,
+        expires_at=_time(row[10]),
+    )
+
+
+def profile_from_row(row: Sequence[Any]) -> Profile:
+    """Columns: profile_kind, profile_id, information, metadata, created_at."""
+    created_at = _time(row[4])
+    assert created_at is not None
+    return Profile(
+        kind=row[0], id=row[1], information=row[2], metadata=_json(row[3]), created_at=created_at
     )

@@ -26,9 +26,10 @@ from graphmem.core.validation import MAX_COUNT, SearchFilters, format_time
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import InvalidArgumentError, SchemaError
 from graphmem.models import MemoryRecord, RecordRelation
-from graphmem.stores.base import NewLink, NewMemory, Store
+from graphmem.stores.base import NewLink, NewMemory
 from graphmem.stores.rows import memory_from_row, relation_from_row
 from graphmem.stores.sql_registry import SqlRegistry
+from graphmem.stores.thread_store import SqlThreads
 
 __all__ = ["SqlStore", "dump_json", "optional_time"]
 
@@ -43,7 +44,7 @@ def optional_time(value: datetime | None) -> str | None:
     return None if value is None else format_time(value)
 
 
-class SqlStore(SqlRegistry, Store):
+class SqlStore(SqlRegistry, SqlThreads):
     """A store whose every operation is a named statement of ``sql/<dialect>/``."""
 
     # dialect hooks ------------------------------------------------------------

@@ -11,8 +11,16 @@ table). Version 3 names them ``X__<name>`` (:func:`graphmem.sqlfiles.object_pref
 A store found under the old names is renamed in the same transaction as the
 upgrade; the default store's names (``graphmem_<name>``) never changed.
 
-Version 4 adds keyword search (an FTS5 index kept by triggers); the upgrade
-indexes the memories already stored.
+Version 4 adds keyword search (an FTS5 index kept by triggers; the upgrade
+indexes the memories already stored) and stores messages in the memory table:
+the record-type ``CHECK`` lists ``message`` and two columns hold a message's
+role and position. SQLite cannot
+change a ``CHECK``, so a store from before is rebuilt (SQLite's documented
+procedure, https://www.sqlite.org/lang_altertable.html#otheralter): with foreign
+keys off (so that dropping the old table cascades into nothing), its triggers
+are dropped, the rows copied into a table of the new shape that then takes the
+old name, and install.sql makes the indexes, triggers and new tables again, all
+in one transaction.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 SCHEMA_VERSION = "4"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
-SCHEMA_TABLES = 7
+SCHEMA_TABLES = 9
 """Tables that ``count-schema-tables`` finds in a complete schema."""
 
 _LEGACY_TABLES = {
@@ -60,17 +68,64 @@ def script_statements(script: str) -> Iterator[str]:
 
 def install(conn: sqlite3.Connection, store_id: str) -> None:
     """Create or upgrade the store's objects in one transaction (a failure leaves none)."""
-    conn.execute("BEGIN IMMEDIATE")
+    # PRAGMA foreign_keys is a no-op inside a transaction: set it before BEGIN.
+    rebuild = _needs_rebuild(conn, store_id)
+    if rebuild:
+        conn.execute("PRAGMA foreign_keys = OFF")
     try:
-        if _legacy_store(conn, store_id):
-            _rename_legacy(conn, store_id)
-        for statement in script_statements(load_script("sqlite", "install", store_id)):
-            conn.execute(statement)
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.rollback()
-        raise
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _legacy_store(conn, store_id):
+                _rename_legacy(conn, store_id)
+            if _needs_rebuild(conn, store_id):
+                _rebuild_memory_table(conn, store_id)
+            for statement in script_statements(load_script("sqlite", "install", store_id)):
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+    finally:
+        if rebuild:
+            conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _memory_table(conn: sqlite3.Connection, store_id: str) -> str | None:
+    """The name of the store's memory table, under its current or pre-3 name."""
+    for name in (f"{object_prefix(store_id)}memory", _legacy_names(store_id)["memory"]):
+        if _columns(conn, name):
+            return name
+    return None
+
+
+def _needs_rebuild(conn: sqlite3.Connection, store_id: str) -> bool:
+    """Whether the store's memory table predates version 4 (no message columns)."""
+    table = _memory_table(conn, store_id)
+    return table is not None and "message_role" not in _columns(conn, table)
+
+
+def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
+    """Give the memory table the version-4 shape, keeping every row (see the module doc)."""
+    prefix = object_prefix(store_id)
+    table = f"{prefix}memory"
+    create = next(
+        s
+        for s in script_statements(load_script("sqlite", "install", store_id))
+        if re.search(rf"CREATE TABLE IF NOT EXISTS {re.escape(table)} \(", s, re.IGNORECASE)
+    )
+    staging = f"{prefix}memory_v4"
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND lower(name) LIKE ? ESCAPE '!'",
+        (prefix.replace("_", "!_") + "%",),
+    ).fetchall():
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute(f'DROP TABLE IF EXISTS "{staging}"')
+    conn.execute(re.sub(re.escape(table), staging, create, count=1, flags=re.IGNORECASE))
+    columns = ", ".join(sorted(_columns(conn, table)))
+    conn.execute(f'INSERT INTO "{staging}" ({columns}) SELECT {columns} FROM "{table}"')
+    conn.execute(f'DROP TABLE "{table}"')
+    conn.execute(f'ALTER TABLE "{staging}" RENAME TO "{table}"')
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:

@@ -24,12 +24,13 @@ import numpy.typing as npt
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.embedding import check_same_embedder
 from graphmem.core.fusion import term_match_scores
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters, utc_now
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import BackendError, ConflictError, InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
-from graphmem.stores.base import NewLink, NewMemory, Store
+from graphmem.stores.base import NewLink, NewMemory
 from graphmem.testing.memory_registry import MemoryRegistry
 from graphmem.testing.model import (
     LIFECYCLE,
@@ -38,6 +39,7 @@ from graphmem.testing.model import (
     ModelMemory,
     ReferenceModel,
 )
+from graphmem.testing.thread_memory import MemoryThreads
 
 __all__ = ["MemoryStore"]
 
@@ -62,7 +64,8 @@ def _model_filters(filters: SearchFilters) -> ModelFilters:
         user_id=filters.user_id,
         agent_id=filters.agent_id,
         thread_id=filters.thread_id,
-        record_types=None if filters.record_types is None else frozenset(filters.record_types),
+        # As in the SQL stores: no type filter means the memory-like types (never messages).
+        record_types=frozenset(filters.record_types or MEMORY_TYPES),
         metadata_filter=filters.metadata_filter,
     )
 
@@ -71,7 +74,7 @@ def _conflict(what: str) -> ConflictError:
     return ConflictError(f"the change violates a store constraint: {what}")
 
 
-class MemoryStore(MemoryRegistry, Store):
+class MemoryStore(MemoryRegistry, MemoryThreads):
     """A store that lives in one Python process and is lost when it ends."""
 
     dialect = "memory"
@@ -86,6 +89,7 @@ class MemoryStore(MemoryRegistry, Store):
         self._lock = threading.RLock()
         self._depth = 0
         self._closed = False
+        self._init_threads()
 
     # transactions ---------------------------------------------------------------
 
@@ -100,6 +104,7 @@ class MemoryStore(MemoryRegistry, Store):
             self._dim,
             self._embedder,
             self._registry_state(),
+            self._thread_state(),
         )
 
     def _restore(self, state: tuple[Any, ...]) -> None:
@@ -107,6 +112,7 @@ class MemoryStore(MemoryRegistry, Store):
         m.memories, m.links, m.graph, self._extra, self._link_extra = state[:5]
         self._dim, self._embedder = state[5:7]
         self._restore_registry(state[7])
+        self._restore_threads(state[8])
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -181,6 +187,14 @@ class MemoryStore(MemoryRegistry, Store):
                     )
                 )
                 self._extra[m.record_id] = _Extra(m.timestamp, embedding)
+
+    def _put_extra(
+        self, record_id: str, timestamp: datetime | None, embedding: npt.NDArray[np.float32]
+    ) -> None:
+        self._extra[record_id] = _Extra(timestamp, embedding)
+
+    def _timestamp(self, record_id: str) -> datetime | None:
+        return self._extra[record_id].timestamp
 
     def get_record_types(self, record_ids: Sequence[str]) -> dict[str, str]:
         with self.transaction(write=False):
@@ -258,6 +272,7 @@ class MemoryStore(MemoryRegistry, Store):
                 del self._link_extra[link.relation_id]
             self.model.delete_memory(record_id)
             del self._extra[record_id]
+            self._message_info.pop(record_id, None)
             return True
 
     # links ------------------------------------------------------------------------

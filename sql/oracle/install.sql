@@ -52,10 +52,16 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY (
     created_at       VARCHAR2(32) NOT NULL,
     expires_at       VARCHAR2(32),
     embedding        VECTOR(*, FLOAT32),
+    message_role     VARCHAR2(16),
+    message_position NUMBER(19),
     CONSTRAINT GRAPHMEM_MEMORY_PK PRIMARY KEY (record_id),
     CONSTRAINT GRAPHMEM_MEMORY_ID_CK CHECK (LENGTH(record_id) BETWEEN 1 AND 128),
     CONSTRAINT GRAPHMEM_MEMORY_TYPE_CK
-        CHECK (record_type IN ('memory', 'fact', 'preference', 'guideline')),
+        CHECK (record_type IN ('memory', 'fact', 'preference', 'guideline', 'message')),
+    CONSTRAINT GRAPHMEM_MEMORY_MESSAGE_CK
+        CHECK ((record_type = 'message' AND message_role IN ('user', 'assistant', 'system', 'tool')
+                AND message_position IS NOT NULL AND thread_id IS NOT NULL)
+            OR (record_type <> 'message' AND message_role IS NULL AND message_position IS NULL)),
     CONSTRAINT GRAPHMEM_MEMORY_STATUS_CK CHECK (status IN ('valid', 'invalid')),
     CONSTRAINT GRAPHMEM_MEMORY_JSON_CK CHECK (metadata IS JSON)
 );
@@ -75,6 +81,66 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_THREAD_IX ON GRAPHMEM_MEMORY (thread_
 -- idempotent).
 CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_TEXT_IX ON GRAPHMEM_MEMORY (content)
     INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)');
+-- Stores created before messages were stored (schema version 4): add the message
+-- columns (a message's role, and its place in its thread) and let the record-type
+-- check list 'message'. Existing rows are memories, so both checks hold for them.
+BEGIN
+    FOR t IN (SELECT table_name FROM user_tables
+              WHERE table_name = 'GRAPHMEM_MEMORY'
+                AND NOT EXISTS (SELECT 1 FROM user_tab_columns c
+                                WHERE c.table_name = 'GRAPHMEM_MEMORY'
+                                  AND c.column_name = 'MESSAGE_ROLE')) LOOP
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_MEMORY ADD '
+            || '(message_role VARCHAR2(16), message_position NUMBER(19))';
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_MEMORY DROP CONSTRAINT GRAPHMEM_MEMORY_TYPE_CK';
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_MEMORY ADD CONSTRAINT GRAPHMEM_MEMORY_TYPE_CK '
+            || 'CHECK (record_type IN (''memory'', ''fact'', ''preference'', ''guideline'', '
+            || '''message''))';
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_MEMORY ADD CONSTRAINT GRAPHMEM_MEMORY_MESSAGE_CK '
+            || 'CHECK ((record_type = ''message'' AND message_role IN (''user'', ''assistant'', '
+            || '''system'', ''tool'') AND message_position IS NOT NULL AND thread_id IS NOT NULL) '
+            || 'OR (record_type <> ''message'' AND message_role IS NULL '
+            || 'AND message_position IS NULL))';
+    END LOOP;
+END;
+/
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_MESSAGE_IX
+    ON GRAPHMEM_MEMORY (thread_id, message_position);
+
+-- Threads (see sql/sqlite/install.sql): scope, persisted settings (JSON text),
+-- the LLM-maintained summary and topics, and the message counters.
+CREATE TABLE IF NOT EXISTS GRAPHMEM_THREAD (
+    thread_id        VARCHAR2(128 CHAR) NOT NULL,
+    user_id          VARCHAR2(128 CHAR),
+    agent_id         VARCHAR2(128 CHAR),
+    metadata         CLOB DEFAULT '{}' NOT NULL,
+    settings         CLOB DEFAULT '{}' NOT NULL,
+    summary          CLOB,
+    topics           CLOB DEFAULT '[]' NOT NULL,
+    message_count    NUMBER(19) DEFAULT 0 NOT NULL,
+    summarized_count NUMBER(19) DEFAULT 0 NOT NULL,
+    created_at       VARCHAR2(32) NOT NULL,
+    updated_at       VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_THREAD_PK PRIMARY KEY (thread_id),
+    CONSTRAINT GRAPHMEM_THREAD_JSON_CK
+        CHECK (metadata IS JSON AND settings IS JSON AND topics IS JSON),
+    CONSTRAINT GRAPHMEM_THREAD_COUNT_CK CHECK (message_count >= 0 AND summarized_count >= 0)
+);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_THREAD_USER_IX ON GRAPHMEM_THREAD (user_id, agent_id);
+
+-- Users and agents, with free-form information about each.
+CREATE TABLE IF NOT EXISTS GRAPHMEM_PROFILE (
+    profile_kind VARCHAR2(8) NOT NULL,
+    profile_id   VARCHAR2(128 CHAR) NOT NULL,
+    information  CLOB,
+    metadata     CLOB DEFAULT '{}' NOT NULL,
+    created_at   VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_PROFILE_PK PRIMARY KEY (profile_kind, profile_id),
+    CONSTRAINT GRAPHMEM_PROFILE_KIND_CK CHECK (profile_kind IN ('user', 'agent')),
+    CONSTRAINT GRAPHMEM_PROFILE_JSON_CK CHECK (metadata IS JSON)
+);
 
 -- One row per top-level scalar metadata entry, for metadata filters. Unlike
 -- SQLite, meta_key holds graphmem's canonical JSON text of the key (a quoted

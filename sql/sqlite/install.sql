@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS graphmem_meta (
 CREATE TABLE IF NOT EXISTS graphmem_memory (
     record_id        TEXT PRIMARY KEY CHECK (length(record_id) BETWEEN 1 AND 128),
     record_type      TEXT NOT NULL
-                     CHECK (record_type IN ('memory', 'fact', 'preference', 'guideline')),
+                     CHECK (record_type IN ('memory', 'fact', 'preference', 'guideline',
+                                            'message')),
     content          TEXT NOT NULL,
     status           TEXT NOT NULL DEFAULT 'valid' CHECK (status IN ('valid', 'invalid')),
     user_id          TEXT,
@@ -36,12 +37,51 @@ CREATE TABLE IF NOT EXISTS graphmem_memory (
     memory_timestamp TEXT,
     created_at       TEXT NOT NULL,
     expires_at       TEXT,
-    embedding        BLOB
+    embedding        BLOB,
+    -- Messages only (record_type 'message'): the speaker, and the place in the
+    -- thread (0, 1, 2, ... in the order added; never reused after a delete).
+    message_role     TEXT CHECK (message_role IN ('user', 'assistant', 'system', 'tool')),
+    message_position INTEGER,
+    CHECK ((record_type = 'message' AND message_role IS NOT NULL
+            AND message_position IS NOT NULL AND thread_id IS NOT NULL)
+        OR (record_type <> 'message' AND message_role IS NULL AND message_position IS NULL))
 );
 
 CREATE INDEX IF NOT EXISTS graphmem_memory_user_ix ON graphmem_memory (user_id, record_type);
 CREATE INDEX IF NOT EXISTS graphmem_memory_agent_ix ON graphmem_memory (agent_id);
 CREATE INDEX IF NOT EXISTS graphmem_memory_thread_ix ON graphmem_memory (thread_id);
+CREATE INDEX IF NOT EXISTS graphmem_memory_message_ix
+    ON graphmem_memory (thread_id, message_position);
+
+-- Threads: a conversation's scope, its persisted settings (JSON, validated by
+-- graphmem.threads.settings), and the summary and topics the LLM maintains.
+-- message_count counts the messages ever added (the next message's position);
+-- summarized_count is the message_count when the summary was last rewritten.
+CREATE TABLE IF NOT EXISTS graphmem_thread (
+    thread_id        TEXT PRIMARY KEY CHECK (length(thread_id) BETWEEN 1 AND 128),
+    user_id          TEXT,
+    agent_id         TEXT,
+    metadata         TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+    settings         TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(settings)),
+    summary          TEXT,
+    topics           TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(topics)),
+    message_count    INTEGER NOT NULL DEFAULT 0 CHECK (message_count >= 0),
+    summarized_count INTEGER NOT NULL DEFAULT 0 CHECK (summarized_count >= 0),
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS graphmem_thread_user_ix ON graphmem_thread (user_id, agent_id);
+
+-- Users and agents, with free-form information about each.
+CREATE TABLE IF NOT EXISTS graphmem_profile (
+    profile_kind TEXT NOT NULL CHECK (profile_kind IN ('user', 'agent')),
+    profile_id   TEXT NOT NULL CHECK (length(profile_id) BETWEEN 1 AND 128),
+    information  TEXT,
+    metadata     TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+    created_at   TEXT NOT NULL,
+    PRIMARY KEY (profile_kind, profile_id)
+) WITHOUT ROWID;
 
 -- One row per top-level scalar metadata entry, for metadata filters: the value is
 -- graphmem's canonical JSON text of the scalar (graphmem.core.metadata), so the

@@ -5,6 +5,8 @@ DROP TABLE IF EXISTS graphmem_prompt;
 DROP TABLE IF EXISTS graphmem_memory_fts;
 DROP TABLE IF EXISTS graphmem_memory_text;
 DROP TABLE IF EXISTS graphmem_link;
+DROP TABLE IF EXISTS graphmem_thread;
+DROP TABLE IF EXISTS graphmem_profile;
 DROP TABLE IF EXISTS graphmem_link_recheck;
 DROP TABLE IF EXISTS graphmem_memory_meta;
 DROP TABLE IF EXISTS graphmem_memory;

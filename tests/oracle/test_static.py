@@ -38,10 +38,12 @@ from graphmem.sqlfiles import (
     load_statements,
 )
 from graphmem.stores import oracle_session
-from graphmem.stores.base import NewLink, NewMemory
+from graphmem.stores.base import NewLink, NewMemory, NewMessage
 from graphmem.stores.oracle import NEAREST_SLACK, SCHEMA_TABLES, OracleStore
 from graphmem.stores.oracle_session import split_script, translate_error
 from graphmem.stores.registry_base import StoredPrompt, StoredVersion
+from graphmem.stores.rows import thread_from_row
+from graphmem.thread_models import Profile, ThreadInfo
 
 ORACLE = load_statements("oracle")
 SQLITE = load_statements("sqlite")
@@ -51,6 +53,9 @@ T0 = "2026-01-01T00:00:00.000000+00:00"
 LINK_ROW = ("r1", "m1", "memory", "m2", "memory", "supersedes", "is_superseded_by", None, "{}", T0)
 TRIGGERS = 2  # GRAPHMEM_LINK_VALIDITY and GRAPHMEM_MEMORY_STATUS, both VALID
 MEMORY_ROW = ("m2", "memory", "text", "invalid", None, None, None, '{"a": 1}', None, T0, None)
+THREAD_ROW = ("t", "u", None, "{}", "{}", None, '["tea"]', 2, 0, T0, T0)
+MESSAGE_ROW = ("x", "message", "hi", "valid", "u", None, "t", "{}", None, T0, None, "user", 0)
+PROFILE_ROW = ("user", "u", None, "{}", T0)
 
 
 def _pgq() -> Any:
@@ -227,6 +232,14 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "count-prompts": [(1,)],
         "get-prompt-version": [VERSION_ROW],
         "list-prompt-versions": [VERSION_ROW],
+        "get-thread": [THREAD_ROW],
+        "list-threads": [THREAD_ROW],
+        "get-message-count": [(2,)],
+        "count-messages": [(1,)],
+        "list-messages": [MESSAGE_ROW],
+        "get-messages": [MESSAGE_ROW],
+        "get-profile": [PROFILE_ROW],
+        "list-profiles": [PROFILE_ROW],
     }
     return rows.get(name, [])
 
@@ -455,7 +468,31 @@ def _exercise(store: OracleStore) -> None:
     store.delete_link("r1")
     store.delete_memory("m1")
     _exercise_registry(store)
+    _exercise_threads(store)
     store.uninstall()
+
+
+def _exercise_threads(store: OracleStore) -> None:
+    """Call every thread, message and profile method once."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    info = ThreadInfo(thread_id="t", user_id="u", created_at=now, updated_at=now)
+    store.insert_thread(info)
+    assert store.get_thread("t") == thread_from_row(THREAD_ROW)
+    assert [t.thread_id for t in store.list_threads("u", None, 10, 0)] == ["t"]
+    store.update_thread(info)
+    assert store.reserve_message_positions("t", 2) == 0
+    vector = np.array([1.0, 0.0], dtype=np.float32)
+    store.insert_messages(
+        [NewMessage("x", "t", "user", 0, "hi", "u", None, {}, None, now, None, vector)]
+    )
+    assert store.count_messages("t", now) == 1
+    assert [m.role for m in store.list_messages("t", now, 5, 0)] == ["user"]
+    assert list(store.get_messages(["x"])) == ["x"]
+    assert store.delete_scope("t", None, None) == 1
+    store.insert_profile(Profile(kind="user", id="u", created_at=now))
+    assert store.get_profile("user", "u") is not None
+    assert [p.id for p in store.list_profiles("user", 10, 0)] == ["u"]
+    assert store.delete_profile("user", "u")
 
 
 # -- the store against the fake --------------------------------------------------------
@@ -695,5 +732,9 @@ def test_graphmemory_opens_oracle_for_driver_objects(
 
 def test_split_script_keeps_plsql_units_whole() -> None:
     units = [s for s in _script("install") if _is_plsql(s)]
-    assert [u.split()[4] for u in units] == ["GRAPHMEM_LINK_VALIDITY", "GRAPHMEM_MEMORY_STATUS"]
+    # The anonymous block that adds the message columns to stores from before them.
+    upgrade = [u for u in units if u.startswith("BEGIN")]
+    assert len(upgrade) == 1 and "MESSAGE_ROLE" in upgrade[0] and upgrade[0].endswith("END;")
+    triggers = [u for u in units if not u.startswith("BEGIN")]
+    assert [u.split()[4] for u in triggers] == ["GRAPHMEM_LINK_VALIDITY", "GRAPHMEM_MEMORY_STATUS"]
     assert all(u.endswith(";") for u in units)

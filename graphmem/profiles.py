@@ -1,0 +1,112 @@
+"""Users and agents of :class:`graphmem.GraphMemory`: add, list, delete (with their records)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphmem.core.validation import check_id, check_metadata, check_non_negative, check_positive
+from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
+from graphmem.handle import StoreHandle
+from graphmem.thread_models import Profile
+
+__all__ = ["ProfileOperations"]
+
+_MAX_INFORMATION = 100_000
+
+
+class ProfileOperations(StoreHandle):
+    """Mixed into :class:`graphmem.GraphMemory`: users and agents."""
+
+    def _add_profile(
+        self, kind: str, profile_id: object, information: object, metadata: object
+    ) -> str:
+        self._check_open()
+        pid = check_id(f"{kind}_id", profile_id)
+        if information is not None and (
+            not isinstance(information, str) or len(information) > _MAX_INFORMATION
+        ):
+            raise InvalidArgumentError(
+                "information", f"must be None or a string of at most {_MAX_INFORMATION} characters"
+            )
+        profile = Profile(
+            kind=kind,
+            id=pid,
+            information=information,
+            metadata=check_metadata("metadata", metadata),
+            created_at=self._clock(),
+        )
+        with self._store.transaction():
+            if self._store.get_profile(kind, pid) is not None:
+                raise ConflictError(f"{kind}_id: a {kind} {pid!r} exists already")
+            self._store.insert_profile(profile)
+        return pid
+
+    def _delete_profile(self, kind: str, profile_id: object) -> int:
+        self._check_open()
+        pid = check_id(f"{kind}_id", profile_id)
+        with self._store.transaction():
+            if not self._store.delete_profile(kind, pid):
+                raise NotFoundError(f"{kind}_id: no {kind} {pid!r}")
+            if kind == "user":
+                return self._store.delete_scope(None, pid, None)
+            return self._store.delete_scope(None, None, pid)
+
+    def _list_profiles(self, kind: str, limit: object, offset: object) -> list[Profile]:
+        self._check_open()
+        return self._store.list_profiles(
+            kind, check_positive("limit", limit), check_non_negative("offset", offset)
+        )
+
+    def add_user(
+        self,
+        user_id: str,
+        information: str | None = None,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Record a user with free-form information; returns its id.
+
+        Raises:
+            ConflictError: the user exists already.
+        """
+        return self._add_profile("user", user_id, information, metadata)
+
+    def list_users(self, *, limit: int = 100, offset: int = 0) -> list[Profile]:
+        """The recorded users, oldest first."""
+        return self._list_profiles("user", limit, offset)
+
+    def delete_user(self, user_id: str) -> int:
+        """Forget a user and delete its records and threads (with their records);
+        links go with them and validity is recomputed. Returns the records deleted.
+
+        Raises:
+            NotFoundError: no such user recorded.
+        """
+        return self._delete_profile("user", user_id)
+
+    def add_agent(
+        self,
+        agent_id: str,
+        information: str | None = None,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Record an agent with free-form information; returns its id.
+
+        Raises:
+            ConflictError: the agent exists already.
+        """
+        return self._add_profile("agent", agent_id, information, metadata)
+
+    def list_agents(self, *, limit: int = 100, offset: int = 0) -> list[Profile]:
+        """The recorded agents, oldest first."""
+        return self._list_profiles("agent", limit, offset)
+
+    def delete_agent(self, agent_id: str) -> int:
+        """Forget an agent and delete its records and threads, as :meth:`delete_user`.
+
+        Raises:
+            NotFoundError: no such agent recorded.
+        """
+        return self._delete_profile("agent", agent_id)

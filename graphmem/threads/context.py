@@ -1,0 +1,221 @@
+"""Summary upkeep and context-card assembly for :class:`graphmem.threads.Thread`.
+
+Model calls (the embedder for the card's query, the LLM for summaries) happen
+outside store transactions; the store is read and written in short
+transactions around them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from graphmem.core.record_types import MEMORY_TYPES
+from graphmem.core.validation import MAX_CONTENT_LENGTH, SearchFilters, check_non_negative
+from graphmem.errors import GraphMemError, InvalidArgumentError
+from graphmem.search.prune import PruneConfig, prune
+from graphmem.search.ranked import Hit
+from graphmem.search.rerank import RerankConfig, rerank
+from graphmem.thread_models import Message, ThreadInfo
+from graphmem.threads.card_model import CardRecord, ContextCard
+from graphmem.threads.cards import ALL_MEMORY_TYPES, Candidate, check_card_plan, select_relevant
+from graphmem.threads.settings import ThreadSettings
+from graphmem.threads.summary import SummaryUpdate, fallback_summary, llm_summary
+
+if TYPE_CHECKING:
+    from graphmem.threads.handle import Thread
+
+__all__ = ["build_card", "refresh_summary", "summary_text"]
+
+
+def _summarize(
+    thread: Thread,
+    settings: ThreadSettings,
+    previous: tuple[str | None, tuple[str, ...]],
+    new: list[Message],
+    recent: list[Message],
+) -> SummaryUpdate:
+    """The LLM's rewrite from ``previous`` and ``new``, or the fallback over ``recent``."""
+    if thread.llm is not None and settings.enable_context_summary:
+        pairs = [(m.role, m.content) for m in new]
+        return llm_summary(
+            thread.llm, previous[0], previous[1], pairs, settings.context_card_token_limit
+        )
+    return fallback_summary([(m.role, m.content) for m in recent])
+
+
+def refresh_summary(thread: Thread) -> None:
+    """Rewrite the stored summary and topics when enough new messages came in."""
+    memory = thread._memory
+    info = thread.info()
+    settings = ThreadSettings.from_json(info.settings)
+    pending = info.message_count - info.summarized_count
+    every = settings.context_summary_update_frequency
+    if pending <= 0 or (every != -1 and pending < every):
+        return
+    messages = thread.get_messages(-max(pending, 6))
+    new = [m for m in messages if m.position >= info.summarized_count]
+    try:
+        summary, topics = _summarize(thread, settings, (info.summary, info.topics), new, messages)
+    except GraphMemError as error:
+        warnings.warn(
+            f"thread {thread.thread_id!r}: the summary was not updated ({error}); "
+            "it is tried again with the next messages",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return
+    with memory._store.transaction():
+        now = memory._store.get_thread(thread.thread_id)
+        if now is None or now.summarized_count > info.summarized_count:
+            return  # deleted, or another writer summarized further meanwhile
+        memory._store.update_thread(
+            now.model_copy(
+                update={
+                    "summary": summary,
+                    "topics": topics,
+                    "summarized_count": info.message_count,
+                    "updated_at": memory._clock(),
+                }
+            )
+        )
+
+
+def _cut(text: str, token_budget: int | None) -> str:
+    if token_budget is None or len(text) <= token_budget * 4:
+        return text
+    room = max(0, token_budget * 4 - 3)
+    return text[:room].rsplit(" ", 1)[0].rstrip() + "..."
+
+
+def summary_text(thread: Thread, except_last: object, token_budget: object) -> str:
+    """See :meth:`graphmem.threads.Thread.get_summary`."""
+    skip = check_non_negative("except_last", except_last)
+    budget = None
+    if token_budget is not None:
+        if isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 1:
+            raise InvalidArgumentError(
+                "token_budget", f"must be a positive integer or None; got {token_budget!r:.60}"
+            )
+        budget = token_budget
+    info = thread.info()
+    messages = thread.get_messages()
+    included = messages[: max(0, len(messages) - skip)]
+    if not included:
+        return ""
+    covered = included[-1].position + 1
+    settings = ThreadSettings.from_json(info.settings)
+    if info.summary is not None and info.summarized_count == covered:
+        return _cut(info.summary, budget)
+    if info.summary is not None and info.summarized_count < covered:
+        previous: tuple[str | None, tuple[str, ...]] = (info.summary, info.topics)
+        new = [m for m in included if m.position >= info.summarized_count]
+    else:
+        previous, new = (None, ()), included
+    summary, _ = _summarize(thread, settings, previous, new, included)
+    return _cut(summary, budget)
+
+
+def _query(thread: Thread, info: ThreadInfo, fallback_count: int) -> str:
+    if info.summary:
+        text = "\n".join([info.summary, *info.topics])
+    else:
+        text = "\n".join(m.content for m in thread.get_messages(-fallback_count))
+    return text[:MAX_CONTENT_LENGTH]
+
+
+def _filters(thread: Thread, info: ThreadInfo, kind: str) -> SearchFilters:
+    now = thread._memory._clock()
+    if kind == "message":
+        return SearchFilters(thread_id=thread.thread_id, record_types=("message",), now=now)
+    types = MEMORY_TYPES if kind == ALL_MEMORY_TYPES else (kind,)
+    return SearchFilters(user_id=info.user_id, agent_id=info.agent_id, record_types=types, now=now)
+
+
+def _postprocess(hits: list[Hit]) -> list[Hit]:
+    """Each card search's own rerank and prune stages, before the results are combined
+    (the thread's ``search_config`` is handed to them as they gain settings)."""
+    return prune(rerank(hits, RerankConfig()), PruneConfig())
+
+
+def _records(thread: Thread, chosen: list[Candidate]) -> list[CardRecord]:
+    store = thread._memory._store
+    ids = [c.record_id for c in chosen]
+    memories = store.get_memories([c.record_id for c in chosen if c.record_type != "message"])
+    messages = store.get_messages([c.record_id for c in chosen if c.record_type == "message"])
+    found: list[CardRecord] = []
+    for c, record_id in zip(chosen, ids, strict=True):
+        if record_id in messages:
+            m = messages[record_id]
+            found.append(
+                CardRecord(
+                    id=m.id,
+                    record_type="message",
+                    content=m.content,
+                    distance=c.distance,
+                    timestamp=m.timestamp,
+                    role=m.role,
+                )
+            )
+        elif record_id in memories:
+            r = memories[record_id]
+            found.append(
+                CardRecord(
+                    id=r.id,
+                    record_type=r.record_type,
+                    content=r.content,
+                    distance=c.distance,
+                    timestamp=r.timestamp,
+                )
+            )
+    return found
+
+
+def build_card(
+    thread: Thread,
+    max_relevant_results: object,
+    min_relevant_results_by_type: object,
+    recent_message_count: object,
+    fallback_message_count: object,
+) -> ContextCard:
+    """See :meth:`graphmem.threads.Thread.get_context_card`."""
+    memory = thread._memory
+    memory._check_open()
+    if min_relevant_results_by_type is not None and not isinstance(
+        min_relevant_results_by_type, Mapping
+    ):
+        raise InvalidArgumentError(
+            "min_relevant_results_by_type", "must be a mapping of record type to count"
+        )
+    plan = check_card_plan(max_relevant_results, min_relevant_results_by_type)
+    recent_count = check_non_negative("recent_message_count", recent_message_count)
+    fallback = check_non_negative("fallback_message_count", fallback_message_count)
+    if fallback < 1:
+        raise InvalidArgumentError("fallback_message_count", "must be at least 1")
+    info = thread.info()
+    recent = thread.get_messages(-recent_count) if recent_count else []
+    query = _query(thread, info, fallback)
+    relevant: list[CardRecord] = []
+    if query.strip() and plan.cap:
+        vector = memory._embed_query(query)
+        store = memory._store
+
+        def search(kind: str, k: int) -> list[Candidate]:
+            found: list[Hit] = list(store.nearest(_filters(thread, info, kind), vector, k, False))
+            hits = _postprocess(found)
+            types = store.get_record_types([h[0] for h in hits])
+            # Vector hits always carry a distance (only keyword hits have none).
+            return [Candidate(i, types.get(i, kind), 1.0 if d is None else d) for i, d in hits]
+
+        with store.transaction(write=False):
+            memory._check_embedder(int(vector.shape[0]))
+        chosen = select_relevant(plan, search, thread.context_card_type_search_concurrency)
+        relevant = _records(thread, chosen)
+    return ContextCard(
+        thread_id=thread.thread_id,
+        summary=info.summary,
+        topics=info.topics,
+        relevant_records=tuple(relevant),
+        recent_messages=tuple(recent),
+    )

@@ -1,0 +1,396 @@
+"""The thread handle: a conversation's messages, its scoped records, summary and card."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from graphmem.asyncpool import WorkerPool, async_twin
+from graphmem.core.validation import (
+    check_content,
+    check_id,
+    check_metadata,
+    check_timestamp,
+    check_ttl_days,
+    expiry,
+)
+from graphmem.errors import NotFoundError
+from graphmem.models import MemoryRecord, RecordRelation, SearchResult
+from graphmem.stores.base import NewMessage
+from graphmem.thread_models import Message, ThreadInfo
+from graphmem.threads import context
+from graphmem.threads.card_model import ContextCard
+from graphmem.threads.messages import check_messages, slice_bounds
+from graphmem.threads.settings import ThreadSettings, check_concurrency
+
+if TYPE_CHECKING:
+    from graphmem.ai.protocols import LlmProtocol
+    from graphmem.memory import GraphMemory
+
+__all__ = ["Thread"]
+
+
+class Thread:
+    """A live handle on one stored thread (from ``create_thread`` or ``get_thread``).
+
+    The thread's settings are read from the store on every use, so handles on
+    the same thread agree; ``llm`` and ``context_card_type_search_concurrency``
+    belong to this handle only and are never stored.
+    """
+
+    def __init__(
+        self,
+        memory: GraphMemory,
+        thread_id: str,
+        *,
+        llm: LlmProtocol | None,
+        context_card_type_search_concurrency: int,
+    ) -> None:
+        self._memory = memory
+        self.thread_id = thread_id
+        self.llm = llm
+        self.context_card_type_search_concurrency = check_concurrency(
+            context_card_type_search_concurrency
+        )
+
+    @property
+    def _pool(self) -> WorkerPool:
+        return self._memory._pool
+
+    def __repr__(self) -> str:
+        return f"Thread({self.thread_id!r})"
+
+    # the stored thread ------------------------------------------------------------
+
+    def info(self) -> ThreadInfo:
+        """The thread as stored now (scope, metadata, settings, summary, topics, counters).
+
+        Raises:
+            NotFoundError: the thread was deleted.
+        """
+        self._memory._check_open()
+        found = self._memory._store.get_thread(self.thread_id)
+        if found is None:
+            raise NotFoundError(f"thread_id: no thread {self.thread_id!r}")
+        return found
+
+    @property
+    def user_id(self) -> str | None:
+        return self.info().user_id
+
+    @property
+    def agent_id(self) -> str | None:
+        return self.info().agent_id
+
+    @property
+    def settings(self) -> ThreadSettings:
+        """The persisted settings."""
+        return ThreadSettings.from_json(self.info().settings)
+
+    # messages ---------------------------------------------------------------------
+
+    def add_messages(
+        self,
+        messages: Iterable[Mapping[str, Any]],
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: datetime | str | None = None,
+        ttl_days: float | None = None,
+    ) -> list[str]:
+        """Store messages in order, embedded, and return their ids.
+
+        Each item is ``{"role": "user" | "assistant" | "system" | "tool",
+        "content": str}``. ``metadata``, ``timestamp`` and ``ttl_days`` apply to
+        every message of the call. Then the summary and topics are rewritten when
+        ``context_summary_update_frequency`` new messages have come in (see
+        :meth:`get_summary`); that step runs after the messages are stored, and
+        an LLM failure there leaves the summary as it was (it is retried with
+        the next messages) and is reported as a warning.
+
+        Raises:
+            InvalidArgumentError: a malformed message (the message names its
+                index); nothing is stored.
+            NotFoundError: the thread was deleted.
+        """
+        memory = self._memory
+        memory._check_open()
+        checked = check_messages(messages)
+        meta = check_metadata("metadata", metadata)
+        when = check_timestamp("timestamp", timestamp)
+        ttl = check_ttl_days(ttl_days)
+        info = self.info()
+        vectors = memory._embed([m.content for m in checked])
+        created_at = memory._clock()
+        with memory._store.transaction():
+            memory._use_embedder(int(vectors.shape[1]))
+            self.info()  # still there, inside the write
+            first = memory._store.reserve_message_positions(self.thread_id, len(checked))
+            new = [
+                NewMessage(
+                    record_id=str(uuid.uuid4()),
+                    thread_id=self.thread_id,
+                    role=m.role,
+                    position=first + i,
+                    content=m.content,
+                    user_id=info.user_id,
+                    agent_id=info.agent_id,
+                    metadata=meta,
+                    timestamp=when,
+                    created_at=created_at,
+                    expires_at=expiry(created_at, ttl),
+                    embedding=vectors[i],
+                )
+                for i, m in enumerate(checked)
+            ]
+            memory._store.insert_messages(new)
+        context.refresh_summary(self)
+        return [m.record_id for m in new]
+
+    def get_messages(self, start: int | None = None, end: int | None = None) -> list[Message]:
+        """The thread's messages in order, sliced like ``messages[start:end]``
+        (negative indexes count from the end; expired messages left out)."""
+        self.info()
+        store, now = self._memory._store, self._memory._clock()
+        with store.transaction(write=False):
+            offset, limit = slice_bounds(start, end, store.count_messages(self.thread_id, now))
+            if limit == 0:
+                return []
+            return store.list_messages(self.thread_id, now, limit, offset)
+
+    def get_message(self, message_id: str) -> Message:
+        """One message of this thread.
+
+        Raises:
+            NotFoundError: no such message in this thread.
+        """
+        self._memory._check_open()
+        check_id("message_id", message_id)
+        found = self._memory._store.get_messages([message_id]).get(message_id)
+        if found is None or found.thread_id != self.thread_id:
+            raise NotFoundError(f"message_id: no message {message_id!r} in this thread")
+        return found
+
+    def update_message(
+        self,
+        message_id: str,
+        *,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """Change a message's content (embedded again) or metadata (None: unchanged).
+
+        Raises:
+            NotFoundError: no such message in this thread.
+        """
+        memory = self._memory
+        memory._check_open()
+        check_id("message_id", message_id)
+        new_content = None if content is None else check_content(content)
+        new_meta = None if metadata is None else check_metadata("metadata", metadata)
+        self.get_message(message_id)
+        vector = None if new_content is None else memory._embed([new_content])[0]
+        with memory._store.transaction():
+            if vector is not None:
+                memory._use_embedder(int(vector.shape[0]))
+            current = self.get_message(message_id)
+            stored_time = None if current.timestamp == current.created_at else current.timestamp
+            memory._store.update_memory(
+                message_id,
+                current.content if new_content is None else new_content,
+                current.metadata if new_meta is None else new_meta,
+                stored_time,
+                vector,
+            )
+        return self.get_message(message_id)
+
+    def delete_message(self, message_id: str) -> None:
+        """Delete one message (its position is not reused).
+
+        Raises:
+            NotFoundError: no such message in this thread.
+        """
+        with self._memory._store.transaction():
+            self.get_message(message_id)
+            self._memory._store.delete_memory(message_id)
+
+    # records in the thread's scope ------------------------------------------------
+
+    def add_memory(
+        self,
+        content: str,
+        *,
+        memory_type: str = "memory",
+        memory_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: datetime | str | None = None,
+        ttl_days: float | None = None,
+    ) -> str:
+        """Store a memory-like record with this thread's user, agent and thread ids."""
+        info = self.info()
+        return self._memory.add_memory(
+            content,
+            memory_id=memory_id,
+            memory_type=memory_type,
+            user_id=info.user_id,
+            agent_id=info.agent_id,
+            thread_id=self.thread_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            ttl_days=ttl_days,
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        record_types: Iterable[str] | None = None,
+        max_results: int = 10,
+        num_hops: int = 0,
+        max_linked_results: int | None = 100,
+        include_invalid_results: bool = False,
+        thread_only: bool = False,
+    ) -> list[SearchResult]:
+        """Search memory-like records in this thread's user and agent scope (only
+        those added in this thread when ``thread_only``); see GraphMemory.search.
+        Messages are searched by :meth:`get_context_card`, within this thread."""
+        info = self.info()
+        return self._memory.search(
+            query,
+            user_id=info.user_id,
+            agent_id=info.agent_id,
+            thread_id=self.thread_id if thread_only else None,
+            record_types=record_types,
+            max_results=max_results,
+            num_hops=num_hops,
+            max_linked_results=max_linked_results,
+            include_invalid_results=include_invalid_results,
+        )
+
+    def _own(self, record_id: str) -> None:
+        if self._memory.get_memory(record_id).thread_id != self.thread_id:
+            raise NotFoundError(f"memory_id: no memory {record_id!r} in this thread")
+
+    def update_memory(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: datetime | str | None = None,
+    ) -> MemoryRecord:
+        """Change a memory of this thread (see GraphMemory.update_memory)."""
+        self.info()
+        self._own(memory_id)
+        return self._memory.update_memory(
+            memory_id, content=content, metadata=metadata, timestamp=timestamp
+        )
+
+    def delete_memory(self, memory_id: str) -> None:
+        """Delete a memory of this thread; its links go too, validity is recomputed."""
+        self.info()
+        self._own(memory_id)
+        self._memory.delete_memory(memory_id)
+
+    def link_records(
+        self,
+        /,
+        source_record_id: str,
+        source_record_type: str,
+        target_record_id: str,
+        target_record_type: str,
+        relation_type: str,
+        **options: Any,
+    ) -> str:
+        """Link two memory-like records (see GraphMemory.link_records; messages never link)."""
+        self.info()
+        return self._memory.link_records(
+            source_record_id,
+            source_record_type,
+            target_record_id,
+            target_record_type,
+            relation_type,
+            **options,
+        )
+
+    def update_record_link(self, /, relation_id: str, **changes: Any) -> RecordRelation:
+        """See GraphMemory.update_record_link."""
+        self.info()
+        return self._memory.update_record_link(relation_id, **changes)
+
+    def delete_record_link(self, /, relation_id: str | None = None, **triple: Any) -> None:
+        """See GraphMemory.delete_record_link."""
+        self.info()
+        self._memory.delete_record_link(relation_id, **triple)
+
+    # summary and context card -----------------------------------------------------
+
+    def get_summary(self, except_last: int = 0, token_budget: int | None = None) -> str:
+        """A summary of the thread's messages, except the last ``except_last``.
+
+        The stored summary when it covers exactly those messages; otherwise the
+        stored summary brought up to date with the messages it lacks (or, when it
+        covers more than asked, a new summary of the asked messages), by the
+        handle's LLM or the deterministic fallback; nothing is stored. With
+        ``token_budget`` the text is cut to about that many tokens (4 characters
+        each). ``""`` when there is nothing to summarize.
+
+        Raises:
+            InvalidArgumentError: ``except_last < 0`` or ``token_budget < 1``.
+            ModelError: the LLM failed or answered out of schema.
+        """
+        return context.summary_text(self, except_last, token_budget)
+
+    def get_context_card(
+        self,
+        *,
+        max_relevant_results: int | None = None,
+        min_relevant_results_by_type: Mapping[str, int] | None = None,
+        recent_message_count: int = 5,
+        fallback_message_count: int = 5,
+    ) -> ContextCard:
+        """Compact context for the agent's next turn (``card.content`` is the prompt text).
+
+        Args:
+            max_relevant_results: at most this many relevant records (default 10,
+                grown to the total of the minimums when that is larger).
+            min_relevant_results_by_type: ``{type: count}`` for ``memory``,
+                ``fact``, ``guideline``, ``preference`` and ``message``: each type
+                is searched on its own, in this order, and contributes up to its
+                count (best effort); a search over all memory-like types fills the
+                remaining slots. Messages come from this thread only; the other
+                types from the thread's user and agent scope.
+            recent_message_count: the last messages shown as recent (>= 0).
+            fallback_message_count: without a summary, the query is built from
+                this many last messages (>= 1).
+
+        Raises:
+            InvalidArgumentError: an unsupported type, a count below 1, or
+                ``max_relevant_results`` below the total of the minimums.
+        """
+        return context.build_card(
+            self,
+            max_relevant_results,
+            min_relevant_results_by_type,
+            recent_message_count,
+            fallback_message_count,
+        )
+
+    # async twins, awaited on the GraphMemory's worker pool
+
+    add_messages_async = async_twin(add_messages)
+    get_messages_async = async_twin(get_messages)
+    get_message_async = async_twin(get_message)
+    update_message_async = async_twin(update_message)
+    delete_message_async = async_twin(delete_message)
+    add_memory_async = async_twin(add_memory)
+    search_async = async_twin(search)
+    update_memory_async = async_twin(update_memory)
+    delete_memory_async = async_twin(delete_memory)
+    link_records_async = async_twin(link_records)
+    update_record_link_async = async_twin(update_record_link)
+    delete_record_link_async = async_twin(delete_record_link)
+    get_summary_async = async_twin(get_summary)
+    get_context_card_async = async_twin(get_context_card)
+    info_async = async_twin(info)
