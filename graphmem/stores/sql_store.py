@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.assemble import LinkedNode
 from graphmem.core.embedding import EMBEDDER_NAME_KEY, EMBEDDING_DIM_KEY, check_same_embedder
 from graphmem.core.metadata import filterable_entries
-from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import MAX_COUNT, SearchFilters, format_time
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.errors import InvalidArgumentError, SchemaError
@@ -29,6 +27,7 @@ from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.stores.rows import memory_from_row, relation_from_row
 from graphmem.stores.sql_registry import SqlRegistry
+from graphmem.stores.sql_traversal import SqlTraversal
 from graphmem.stores.thread_store import SqlThreads
 
 __all__ = ["SqlStore", "dump_json", "optional_time"]
@@ -44,7 +43,7 @@ def optional_time(value: datetime | None) -> str | None:
     return None if value is None else format_time(value)
 
 
-class SqlStore(SqlRegistry, SqlThreads):
+class SqlStore(SqlTraversal, SqlRegistry, SqlThreads):
     """A store whose every operation is a named statement of ``sql/<dialect>/``."""
 
     # dialect hooks ------------------------------------------------------------
@@ -373,80 +372,3 @@ class SqlStore(SqlRegistry, SqlThreads):
                 **binds,
             ).fetchall()
         return [(str(r[0]), float(r[1])) for r in rows]
-
-    # traversal: the level loop is the same for every SQL store ------------------
-
-    def expand(
-        self,
-        roots: Sequence[str],
-        filters: SearchFilters,
-        hops: int,
-        cap: int | None,
-    ) -> Iterable[LinkedNode]:
-        return self.linked_context(roots, filters, hops, cap)
-
-    def linked_context(
-        self,
-        root_ids: Sequence[str],
-        filters: SearchFilters,
-        num_hops: int,
-        max_linked_results: int | None,
-    ) -> Iterator[LinkedNode]:
-        """The kept nodes of every root's tree (docs/semantics.md section 3), in rank order
-        per root."""
-        if not root_ids or num_hops == 0 or max_linked_results == 0:
-            return iter(())
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            self._grow_trees(root_ids, binds, num_hops, max_linked_results)
-            rows = self._run("select-linked-context").fetchall()
-        return (
-            LinkedNode(
-                root_id=r[0],
-                entry=TreeEntry(
-                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
-                ),
-                relation=relation_from_row(r[5:]),
-            )
-            for r in rows
-        )
-
-    def _grow_trees(
-        self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
-    ) -> None:
-        """Fill the work tables one level per ``expand-level`` (see traverse.sql).
-
-        Depth leads the rank, so a root stops expanding at the level where it
-        reaches ``cap`` nodes; that level is trimmed to the nodes that fit, and the
-        loop ends when every root is full or a level reaches nothing. The level
-        statement itself reads and writes only what ``cap`` can keep (a hub's
-        other links are never read), so a capped level costs O(cap) per frontier
-        node whatever the degrees; without a cap every link is read anyway.
-        """
-        self._run("reset-traversal-reached")
-        self._run("reset-traversal-roots")
-        roots = [{"root_id": r} for r in root_ids]
-        self._run_many("insert-traversal-root", roots)
-        self._run_many("open-traversal-root", roots)
-        counts = dict.fromkeys(root_ids, 0)
-        open_roots = len(roots)
-        for depth in range(1, num_hops + 1):
-            if cap is None:
-                self._run("expand-level-uncapped", depth=depth, **binds)
-            else:
-                self._run("expand-level", depth=depth, cap=cap, **binds)
-            reached = self._run("count-level", depth=depth).fetchall()
-            if not reached:
-                return
-            full: list[dict[str, Any]] = []
-            for root_id, count in sorted(reached):
-                before = counts[root_id]
-                counts[root_id] = before + int(count)
-                if cap is not None and counts[root_id] >= cap:
-                    full.append({"root_id": root_id, "depth": depth, "keep": cap - before})
-            if full:
-                self._run_many("trim-traversal-root", full)
-                self._run_many("close-traversal-root", [{"root_id": f["root_id"]} for f in full])
-                open_roots -= len(full)
-            if open_roots == 0:
-                return

@@ -21,20 +21,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.assemble import LinkedNode
 from graphmem.core.embedding import check_same_embedder
-from graphmem.core.fusion import term_match_scores
-from graphmem.core.record_types import MEMORY_TYPES
-from graphmem.core.tree import TreeEntry
-from graphmem.core.validation import SearchFilters, utc_now
-from graphmem.core.vector import cosine_distances, top_k
+from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.testing.memory_registry import MemoryRegistry
+from graphmem.testing.memory_search import MemorySearch, model_filters
 from graphmem.testing.model import (
     LIFECYCLE,
-    ModelFilters,
     ModelLink,
     ModelMemory,
     ReferenceModel,
@@ -58,23 +53,11 @@ class _LinkExtra:
     metadata: dict[str, Any]
 
 
-def _model_filters(filters: SearchFilters) -> ModelFilters:
-    return ModelFilters(
-        now=filters.now or utc_now(),
-        user_id=filters.user_id,
-        agent_id=filters.agent_id,
-        thread_id=filters.thread_id,
-        # As in the SQL stores: no type filter means the memory-like types (never messages).
-        record_types=frozenset(filters.record_types or MEMORY_TYPES),
-        metadata_filter=filters.metadata_filter,
-    )
-
-
 def _conflict(what: str) -> ConflictError:
     return ConflictError(f"the change violates a store constraint: {what}")
 
 
-class MemoryStore(MemoryRegistry, MemoryThreads):
+class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
     """A store that lives in one Python process and is lost when it ends."""
 
     dialect = "memory"
@@ -240,7 +223,7 @@ class MemoryStore(MemoryRegistry, MemoryThreads):
         offset: int = 0,
         include_expired: bool = False,
     ) -> list[MemoryRecord]:
-        wanted = _model_filters(filters)
+        wanted = model_filters(filters)
         if include_expired:
             wanted = replace(wanted, now=datetime.min.replace(tzinfo=timezone.utc))
         with self.transaction(write=False):
@@ -389,57 +372,3 @@ class MemoryStore(MemoryRegistry, MemoryThreads):
             ]
             end = None if limit is None else offset + limit
             return [self._relation(link) for link in chosen[offset:end]]
-
-    # search -----------------------------------------------------------------------
-
-    def nearest(
-        self,
-        filters: SearchFilters,
-        vector: npt.NDArray[np.float32],
-        k: int,
-        include_invalid: bool,
-    ) -> list[tuple[str, float]]:
-        with self.transaction(write=False):
-            ids = sorted(self.model.candidates(_model_filters(filters), include_invalid))
-            if not ids:
-                return []
-            matrix = np.stack([self._extra[i].embedding for i in ids])
-        if matrix.shape[1] != vector.shape[0]:
-            raise InvalidArgumentError(
-                "embedder",
-                f"query vector has {vector.shape[0]} dimensions, store has {matrix.shape[1]}",
-            )
-        return top_k(ids, cosine_distances(matrix, vector), k)
-
-    def keyword(
-        self,
-        filters: SearchFilters,
-        terms: Sequence[str],
-        k: int,
-        include_invalid: bool,
-    ) -> list[tuple[str, float]]:
-        # A simple deterministic scorer (graphmem.core.fusion.term_match_scores),
-        # not BM25: keyword rankings here may differ from SQLite's and Oracle's.
-        with self.transaction(write=False):
-            ids = self.model.candidates(_model_filters(filters), include_invalid)
-            texts = {i: self.model.memories[i].content for i in ids}
-        return term_match_scores(terms, texts, k)
-
-    def expand(
-        self,
-        roots: Sequence[str],
-        filters: SearchFilters,
-        hops: int,
-        cap: int | None,
-    ) -> Iterable[LinkedNode]:
-        wanted = _model_filters(filters)
-        nodes: list[LinkedNode] = []
-        with self.transaction(write=False):
-            for root in dict.fromkeys(roots):
-                if root not in self.model.memories:
-                    continue
-                for e in self.model.tree(root, wanted, hops, cap):
-                    entry = TreeEntry(e.node, e.parent, e.relation_id, e.created_at, e.depth)
-                    relation = self._relation(self.model.links[e.relation_id])
-                    nodes.append(LinkedNode(root_id=root, entry=entry, relation=relation))
-        return nodes
