@@ -294,6 +294,56 @@ BEGIN
     DELETE FROM graphmem_link_recheck;
 END;
 
+-- ---------------------------------------------------------------------------
+-- Schema version 4, vector search: the vector log and the candidate index.
+--
+-- The vector log. graphmem keeps a copy of the embeddings in each process
+-- (graphmem.stores.vector_cache) and must see every change to them, whoever
+-- makes it: these triggers append a memory's id whenever a memory row is
+-- inserted (REPLACE included), deleted, or has its embedding changed, and the
+-- copy re-reads the ids logged since it last looked. AUTOINCREMENT keeps the
+-- sequence numbers rising even when old entries are deleted; every 1024th entry
+-- trims the log to its last 65536 entries (a copy that is further behind than
+-- that reloads every embedding).
+CREATE TABLE IF NOT EXISTS graphmem_vector_log (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    record_id TEXT NOT NULL
+);
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_ai
+AFTER INSERT ON graphmem_memory
+BEGIN
+    INSERT INTO graphmem_vector_log (record_id) VALUES (NEW.record_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_au
+AFTER UPDATE OF embedding ON graphmem_memory
+WHEN NEW.embedding IS NOT OLD.embedding
+BEGIN
+    INSERT INTO graphmem_vector_log (record_id) VALUES (NEW.record_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_ad
+AFTER DELETE ON graphmem_memory
+BEGIN
+    INSERT INTO graphmem_vector_log (record_id) VALUES (OLD.record_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_trim
+AFTER INSERT ON graphmem_vector_log
+WHEN NEW.seq % 1024 = 0
+BEGIN
+    DELETE FROM graphmem_vector_log WHERE seq <= NEW.seq - 65536;
+END;
+
+-- The ids of the memories passing the search filters, read from this index
+-- alone (select-search-candidate-ids): a user's rows are one range of it.
+CREATE INDEX IF NOT EXISTS graphmem_memory_search_ix
+    ON graphmem_memory (user_id, record_type, status, expires_at, agent_id, thread_id,
+                        record_id);
+-- End of schema version 4, vector search.
+-- ---------------------------------------------------------------------------
+
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '3')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '4')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
