@@ -221,11 +221,16 @@ class SqliteStore(SqlStore):
                     "select-search-candidates", include_invalid=int(include_invalid), **binds
                 ).fetchall()
                 return self._rank_rows(rows, vector, k)
-            self._refresh_vectors(self._vectors)
-            ids = self._run(
-                "select-search-candidate-ids", include_invalid=int(include_invalid), **binds
-            ).fetchone()[0]
-            return self._vectors.nearest(json.loads(ids), vector, k)
+            cache = self._vectors
+            self._refresh_vectors(cache)
+            if filters.metadata_filter or cache.odd:
+                ids = self._run(
+                    "select-search-candidate-ids", include_invalid=int(include_invalid), **binds
+                ).fetchone()[0]
+                slots = cache.slots_of(json.loads(ids))
+            else:
+                slots = cache.select(binds, include_invalid)
+            return cache.nearest(slots, vector, k)
 
     def _refresh_vectors(self, cache: VectorCache) -> None:
         """Bring the copy of the embeddings up to this read's snapshot (vector_cache)."""

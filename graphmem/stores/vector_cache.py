@@ -18,8 +18,10 @@ runs the SQL.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,19 +32,27 @@ from graphmem.errors import InvalidArgumentError, SchemaError
 __all__ = ["VectorCache"]
 
 _GROWTH = 1.5
+_CODED = ("record_type", "user_id", "agent_id", "thread_id")
+
+
+Row = tuple[Any, ...]
+"""``(record_id, embedding, record_type, status, user_id, agent_id, thread_id,
+expires_at)`` as ``select-all-embeddings`` reads it."""
 
 
 class VectorCache:
-    """Embeddings by record id: one float32 matrix plus a slot per id."""
+    """Embeddings and search-filter columns by record id, one slot per memory.
+
+    The vectors are rows of one float32 matrix; the filter columns are numpy
+    arrays of the same length (values as integer codes), so a search without a
+    metadata filter selects its candidates here too (:meth:`select`).
+    """
 
     def __init__(self) -> None:
         self.seen: int | None = None
         """The last vector-log sequence number applied; None before the first load."""
-        self._slots: dict[str, int] = {}
-        self._free: list[int] = []
-        self._matrix: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
-        self._norms: npt.NDArray[np.float64] = np.zeros(0, dtype=np.float64)
-        self._odd: dict[str, int] = {}  # ids whose vector has another width: their width
+        self.reset(0, 0)
+        self.seen = None
 
     @property
     def dim(self) -> int:
@@ -51,25 +61,42 @@ class VectorCache:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the matrix (allocated, including free slots)."""
-        return int(self._matrix.nbytes)
+        """Bytes held by the arrays (allocated, including free slots)."""
+        arrays: list[npt.NDArray[Any]] = [self._matrix, self._norms, self._ids, self._expires]
+        arrays += [self._live, self._valid, self._expiring, *self._codes_of.values()]
+        return sum(int(a.nbytes) for a in arrays)
+
+    @property
+    def odd(self) -> bool:
+        """Whether some stored vectors have another width than the rest."""
+        return bool(self._odd)
 
     def __len__(self) -> int:
         return len(self._slots)
 
     def reset(self, seen: int, expected: int) -> None:
-        """Forget everything; about ``expected`` vectors will follow (:meth:`put_many`)."""
+        """Forget everything; about ``expected`` memories will follow (:meth:`put_many`)."""
+        n = max(expected, 0)
         self.seen = seen
-        self._slots = {}
-        self._odd = {}
-        self._matrix = np.zeros((max(expected, 0), 0), dtype=np.float32)
-        self._norms = np.zeros(max(expected, 0), dtype=np.float64)
-        self._free = list(range(max(expected, 0) - 1, -1, -1))
+        self._slots: dict[str, int] = {}
+        self._odd: dict[str, int] = {}  # ids whose vector has another width: that width
+        self._free = list(range(n - 1, -1, -1))
+        self._codes: dict[Any, int] = {}
+        self._matrix: npt.NDArray[np.float32] = np.zeros((n, 0), dtype=np.float32)
+        self._norms: npt.NDArray[np.float64] = np.zeros(n, dtype=np.float64)
+        self._ids: npt.NDArray[np.object_] = np.full(n, None, dtype=object)
+        self._expires: npt.NDArray[np.object_] = np.full(n, None, dtype=object)
+        self._live = np.zeros(n, dtype=bool)
+        self._valid = np.zeros(n, dtype=bool)
+        self._expiring = np.zeros(n, dtype=bool)
+        self._codes_of = {c: np.full(n, -1, dtype=np.int32) for c in _CODED}
 
-    def put_many(self, rows: Iterable[tuple[str, bytes | None]]) -> None:
-        """Apply the current embedding of each id (None: the memory or its vector is gone)."""
+    def put_many(self, rows: Iterable[Row]) -> None:
+        """Apply the current row of each id (embedding None: the memory or its vector
+        is gone)."""
         written: list[int] = []
-        for record_id, blob in rows:
+        for row in rows:
+            record_id, blob = row[0], row[1]
             self._drop(record_id)
             if blob is None:
                 continue
@@ -82,44 +109,95 @@ class VectorCache:
             slot = self._take_slot()
             self._matrix[slot] = vector
             self._slots[record_id] = slot
+            self._set_columns(slot, row)
             written.append(slot)
         if written:
             self._norms[written] = row_norms(self._matrix[written])
+
+    def _set_columns(self, slot: int, row: Row) -> None:
+        record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at = row
+        self._ids[slot] = record_id
+        self._live[slot] = True
+        self._valid[slot] = status == "valid"
+        self._expires[slot] = expires_at
+        self._expiring[slot] = expires_at is not None
+        for column, value in zip(_CODED, (record_type, user_id, agent_id, thread_id), strict=True):
+            self._codes_of[column][slot] = -1 if value is None else self._code(value)
+
+    def _code(self, value: Any) -> int:
+        code = self._codes.get(value)
+        if code is None:
+            code = self._codes[value] = len(self._codes)
+        return code
 
     def _drop(self, record_id: str) -> None:
         self._odd.pop(record_id, None)
         slot = self._slots.pop(record_id, None)
         if slot is not None:
+            self._live[slot] = False
+            self._ids[slot] = self._expires[slot] = None
             self._free.append(slot)
 
     def _take_slot(self) -> int:
         if not self._free:
             old = self._matrix.shape[0]
             new = max(16, int(old * _GROWTH))
-            grown = np.zeros((new, self.dim), dtype=np.float32)
-            grown[:old] = self._matrix
-            self._matrix = grown
-            self._norms = np.concatenate([self._norms, np.zeros(new - old, np.float64)])
+            self._matrix = _grown(self._matrix, new)
+            self._norms, self._ids, self._expires = (
+                _grown(a, new) for a in (self._norms, self._ids, self._expires)
+            )
+            self._live, self._valid, self._expiring = (
+                _grown(a, new) for a in (self._live, self._valid, self._expiring)
+            )
+            self._codes_of = {c: _grown(a, new, -1) for c, a in self._codes_of.items()}
             self._free = list(range(new - 1, old - 1, -1))
         return self._free.pop()
 
+    def select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
+        """The slots of the memories passing the search filters of ``binds`` (user,
+        agent, thread, record types, expiry at ``now``; no metadata filter), as
+        select-search-candidate-ids selects them."""
+        slots: npt.NDArray[np.int64] | None = None
+        for column in ("user_id", "agent_id", "thread_id"):  # the narrowest first
+            if binds[column] is not None:
+                code = self._codes.get(binds[column])
+                if code is None:
+                    return np.zeros(0, dtype=np.int64)
+                codes = self._codes_of[column]
+                slots = (
+                    np.flatnonzero(codes == code) if slots is None else slots[codes[slots] == code]
+                )
+        slots = np.flatnonzero(self._live) if slots is None else slots[self._live[slots]]
+        allowed = np.zeros(len(self._codes) + 1, dtype=bool)  # the last entry: code -1
+        allowed[[self._codes[t] for t in json.loads(binds["record_types"]) if t in self._codes]] = (
+            True
+        )
+        slots = slots[allowed[self._codes_of["record_type"][slots]]]
+        if not include_invalid:
+            slots = slots[self._valid[slots]]
+        expiring = slots[self._expiring[slots]]
+        if expiring.size:
+            now = binds["now"]
+            gone = [s for s in expiring.tolist() if not _later(self._expires[s], now)]
+            slots = np.setdiff1d(slots, np.asarray(gone, dtype=np.int64))
+        return slots.astype(np.int64)
+
     def nearest(
-        self, record_ids: Sequence[str], query: npt.NDArray[np.float32], k: int
+        self, slots: npt.NDArray[np.int64], query: npt.NDArray[np.float32], k: int
     ) -> list[tuple[str, float]]:
-        """The ``k`` of ``record_ids`` nearest to ``query``, as
+        """The ``k`` memories of ``slots`` nearest to ``query``, as
         :func:`graphmem.core.vector.top_k` over
-        :func:`~graphmem.core.vector.cosine_distances` ranks them (ids without a
-        vector are left out).
+        :func:`~graphmem.core.vector.cosine_distances` ranks them.
 
         Every candidate is scored first in float32, whose dot products are off by
         at most ``_dot_error`` of the cosine; only the candidates that this bound
         cannot rule out of the top ``k`` are scored again exactly, in float64.
 
         Raises:
-            SchemaError: some of them have vectors of another width than the rest.
             InvalidArgumentError: ``query`` has another width than the vectors.
         """
-        kept, index = self._slots_of(record_ids)
+        index = slots
+        kept = self._ids[slots].tolist()
         if not kept or k <= 0:
             return []
         if query.shape[0] != self.dim:
@@ -138,8 +216,8 @@ class VectorCache:
         dots = rows.astype(np.float64) @ np.asarray(q32, dtype=np.float64)
         return top_k(kept, distances_from_dots(dots, norms, q_norm), k)
 
-    def _slots_of(self, record_ids: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int64]]:
-        """The ids among ``record_ids`` that have a vector, and their slots.
+    def slots_of(self, record_ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The slots of the ids among ``record_ids`` that have a vector.
 
         Raises:
             SchemaError: some of them have vectors of another width than the rest.
@@ -158,7 +236,24 @@ class VectorCache:
         except KeyError:
             kept = [i for i in kept if i in slots]
             found = [slots[i] for i in kept]
-        return kept, np.asarray(found, dtype=np.int64).reshape(-1)
+        return np.asarray(found, dtype=np.int64).reshape(-1)
+
+
+def _grown(array: npt.NDArray[Any], rows: int, fill: Any = None) -> npt.NDArray[Any]:
+    """``array`` with its first axis extended to ``rows`` (new entries zero or ``fill``)."""
+    grown = np.zeros((rows, *array.shape[1:]), dtype=array.dtype)
+    if fill is not None:
+        grown[:] = fill
+    grown[: array.shape[0]] = array
+    return grown
+
+
+def _later(expires_at: Any, now: str) -> bool:
+    """``expires_at > now`` as SQLite compares a stored value with a text bind: text by
+    code point (UTF-8 bytes), numbers before text, BLOBs after it."""
+    if isinstance(expires_at, str):
+        return expires_at > now
+    return isinstance(expires_at, bytes)
 
 
 def _dot_error(dim: int) -> float:

@@ -297,11 +297,12 @@ END;
 -- ---------------------------------------------------------------------------
 -- Schema version 4, vector search: the vector log and the candidate index.
 --
--- The vector log. graphmem keeps a copy of the embeddings in each process
--- (graphmem.stores.vector_cache) and must see every change to them, whoever
--- makes it: these triggers append a memory's id whenever a memory row is
--- inserted (REPLACE included), deleted, or has its embedding changed, and the
--- copy re-reads the ids logged since it last looked. AUTOINCREMENT keeps the
+-- The vector log. graphmem keeps a copy of the embeddings and search-filter
+-- columns in each process (graphmem.stores.vector_cache) and must see every
+-- change to them, whoever makes it: these triggers append a memory's id
+-- whenever a memory row is inserted (REPLACE included), deleted, or has one of
+-- those columns changed (status too, which the link triggers above write), and
+-- the copy re-reads the ids logged since it last looked. AUTOINCREMENT keeps the
 -- sequence numbers rising even when old entries are deleted; every 1024th entry
 -- trims the log to its last 65536 entries (a copy that is further behind than
 -- that reloads every embedding).
@@ -317,8 +318,12 @@ BEGIN
 END;
 
 CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_au
-AFTER UPDATE OF embedding ON graphmem_memory
-WHEN NEW.embedding IS NOT OLD.embedding
+AFTER UPDATE OF embedding, record_type, status, user_id, agent_id, thread_id, expires_at
+ON graphmem_memory
+WHEN NEW.embedding IS NOT OLD.embedding OR NEW.record_type IS NOT OLD.record_type
+  OR NEW.status IS NOT OLD.status OR NEW.user_id IS NOT OLD.user_id
+  OR NEW.agent_id IS NOT OLD.agent_id OR NEW.thread_id IS NOT OLD.thread_id
+  OR NEW.expires_at IS NOT OLD.expires_at
 BEGIN
     INSERT INTO graphmem_vector_log (record_id) VALUES (NEW.record_id);
 END;

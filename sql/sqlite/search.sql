@@ -84,13 +84,16 @@ SELECT (SELECT MIN(seq) FROM graphmem_vector_log), (SELECT MAX(seq) FROM graphme
 SELECT COUNT(*) FROM graphmem_memory;
 
 -- name: select-all-embeddings
--- Every stored embedding, to build the in-process copy.
-SELECT record_id, embedding FROM graphmem_memory WHERE embedding IS NOT NULL;
+-- Every stored embedding with the memory's search-filter columns, to build the
+-- in-process copy.
+SELECT record_id, embedding, record_type, status, user_id, agent_id, thread_id, expires_at
+FROM graphmem_memory WHERE embedding IS NOT NULL;
 
 -- name: select-logged-embeddings
--- The current embedding (NULL: none, or the memory is gone) of every memory
--- logged after sequence number :seen.
-SELECT l.record_id, m.embedding
+-- The current embedding (NULL: none, or the memory is gone) and search-filter
+-- columns of every memory logged after sequence number :seen.
+SELECT l.record_id, m.embedding, m.record_type, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.expires_at
 FROM (SELECT DISTINCT record_id FROM graphmem_vector_log WHERE seq > :seen) l
 LEFT JOIN graphmem_memory m ON m.record_id = l.record_id;
 

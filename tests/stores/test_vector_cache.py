@@ -60,12 +60,16 @@ def _ids(memory: GraphMemory, query: str, **kw: object) -> list[str]:
     return [r.id for r in memory.search(query, max_results=10, num_hops=0, **kw)]  # type: ignore[arg-type]
 
 
-def _file_answer(path: Path, query: str, k: int = 10, user_id: str | None = None) -> list[str]:
+def _file_answer(
+    path: Path, query: str, k: int = 10, user_id: str | None = None, include_invalid: bool = False
+) -> list[str]:
     """The top k read from the file itself, by a store without the in-process copy."""
     store = SqliteStore(path, "graphmem", vector_cache=False)
     try:
         vector = VectorText().embed([query])[0]
-        return [i for i, _ in store.nearest(SearchFilters(user_id=user_id), vector, k, False)]
+        return [
+            i for i, _ in store.nearest(SearchFilters(user_id=user_id), vector, k, include_invalid)
+        ]
     finally:
         store.close()
 
@@ -157,6 +161,36 @@ def test_cache_sees_dba_dml(path: Path) -> None:
         conn.close()
 
 
+def test_cache_sees_dba_dml_on_filter_columns(path: Path) -> None:
+    """The copy also holds the search-filter columns: their changes are logged too."""
+    with _open(path) as reader:
+        assert _ids(reader, "1 0 0 0", user_id="u") == ["a", "b", "c"]
+        conn = sqlite3.connect(path)
+        with conn:  # another user
+            conn.execute("UPDATE graphmem_memory SET user_id = 'v' WHERE record_id = 'a'")
+        assert _ids(reader, "1 0 0 0", user_id="u") == ["b", "c"]
+        assert _ids(reader, "1 0 0 0", user_id="v") == ["a"]
+        with conn:  # expired
+            conn.execute(
+                "UPDATE graphmem_memory SET expires_at = '2000-01-01T00:00:00.000000Z' "
+                "WHERE record_id = 'b'"
+            )
+        assert _ids(reader, "1 0 0 0", user_id="u") == ["c"]
+        with conn:  # invalid: the link triggers write the status
+            conn.execute(
+                "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
+                "opposite_relation_type, created_at) VALUES ('ac', 'a', 'c', 'supersedes', "
+                "'superseded_by', '2024-01-01T00:00:00.000000Z')"
+            )
+        assert _ids(reader, "1 0 0 0", user_id="u") == []
+        assert _ids(reader, "1 0 0 0", user_id="u", include_invalid_results=True) == ["c"]
+        with conn:  # another record type
+            conn.execute("UPDATE graphmem_memory SET record_type = 'fact' WHERE record_id = 'a'")
+        assert _ids(reader, "1 0 0 0", record_types=["memory"]) == []
+        assert _ids(reader, "1 0 0 0", record_types=["fact"]) == ["a"]
+        conn.close()
+
+
 def test_cache_rebuilt_when_log_entries_are_gone(path: Path) -> None:
     """Entries the copy has not applied were trimmed (here: deleted by hand)."""
     with _open(path) as reader:
@@ -196,13 +230,25 @@ def test_log_is_trimmed(tmp_path: Path) -> None:
 # against the file, on random writes ---------------------------------------------------
 
 _op = st.tuples(
-    st.sampled_from(["add", "update", "delete", "dba-update", "dba-null"]),
+    st.sampled_from(
+        [
+            "add",
+            "update",
+            "delete",
+            "dba-update",
+            "dba-null",
+            "dba-user",
+            "dba-expire",
+            "link",
+            "unlink",
+        ]
+    ),
     st.integers(0, 7),
     st.lists(st.integers(-2, 2), min_size=DIM, max_size=DIM),
 )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     ops=st.lists(_op, min_size=1, max_size=12),
     query=st.lists(st.integers(-2, 2), min_size=DIM, max_size=DIM),
@@ -220,6 +266,10 @@ def test_cached_search_equals_file_search(
             rid, content = f"m{n}", " ".join(str(v) for v in values)
             _apply(memory, conn, op, rid, content, values)
             assert _ids(memory, text, user_id="u") == _file_answer(path, text, user_id="u")
+            assert _ids(memory, text) == _file_answer(path, text)
+            assert _ids(memory, text, include_invalid_results=True) == _file_answer(
+                path, text, include_invalid=True
+            )
         conn.close()
 
 
@@ -238,11 +288,38 @@ def _apply(
         memory.update_memory(rid, content=content)
     elif op == "delete" and present:
         memory.delete_memory(rid)
-    elif op.startswith("dba") and present:
-        blob = None if op == "dba-null" else _blob(*values)
+    elif present:
         with conn:
+            _dba(conn, op, rid, values)
+
+
+def _dba(conn: sqlite3.Connection, op: str, rid: str, values: list[int]) -> None:
+    """DML by hand on an existing memory: its vector, user, expiry, or validity."""
+    if op in ("dba-update", "dba-null"):
+        blob = None if op == "dba-null" else _blob(*values)
+        conn.execute("UPDATE graphmem_memory SET embedding = ? WHERE record_id = ?", (blob, rid))
+    elif op == "dba-user":  # to user v and back
+        conn.execute(
+            "UPDATE graphmem_memory SET user_id = CASE user_id WHEN 'u' THEN 'v' ELSE 'u' END "
+            "WHERE record_id = ?",
+            (rid,),
+        )
+    elif op == "dba-expire":  # expired or not, by the sign of the first value
+        when = "2000-01-01T00:00:00.000000Z" if values[0] < 0 else "2999-01-01T00:00:00.000000Z"
+        conn.execute("UPDATE graphmem_memory SET expires_at = ? WHERE record_id = ?", (when, rid))
+    elif op == "unlink":  # the memory's lifecycle links go: valid again
+        conn.execute("DELETE FROM graphmem_link WHERE target_id = ?", (rid,))
+    elif op == "link":  # a supersedes link makes one of them invalid (the link triggers)
+        other = conn.execute(
+            "SELECT record_id FROM graphmem_memory WHERE record_id <> ? ORDER BY 1 LIMIT 1", (rid,)
+        ).fetchone()
+        if other is not None:  # always from the lower id to the higher: one orientation
+            source, target = sorted((other[0], rid))
             conn.execute(
-                "UPDATE graphmem_memory SET embedding = ? WHERE record_id = ?", (blob, rid)
+                "INSERT OR IGNORE INTO graphmem_link (relation_id, source_id, target_id, "
+                "relation_type, opposite_relation_type, created_at) VALUES (?, ?, ?, "
+                "'supersedes', 'superseded_by', '2024-01-01T00:00:00.000000Z')",
+                (f"{source}>{target}", source, target),
             )
 
 
@@ -263,7 +340,10 @@ def test_cache_ranks_as_exact_scoring(
     cache.reset(0, 0)
     ids = [f"r{i:02d}" for i in range(len(rows))]
     matrix = np.asarray(rows, dtype=np.float32).reshape(-1, DIM) * np.float32(scale)
-    cache.put_many((i, v.tobytes()) for i, v in zip(ids, matrix, strict=True))
+    cache.put_many(
+        (i, v.tobytes(), "memory", "valid", "u", None, None, None)
+        for i, v in zip(ids, matrix, strict=True)
+    )
     q = np.asarray(query, dtype=np.float32) * np.float32(scale)
     expected = top_k(ids, cosine_distances(matrix, q), k) if ids else []
-    assert cache.nearest(ids, q, k) == expected
+    assert cache.nearest(cache.slots_of(ids), q, k) == expected
