@@ -27,6 +27,7 @@ from graphmem import GraphMemory
 from graphmem.core.validation import SearchFilters
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.stores.sqlite import SqliteStore
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 from graphmem.stores.vector_cache import VectorCache
 
 DIM = 4
@@ -347,3 +348,32 @@ def test_cache_ranks_as_exact_scoring(
     q = np.asarray(query, dtype=np.float32) * np.float32(scale)
     expected = top_k(ids, cosine_distances(matrix, q), k) if ids else []
     assert cache.nearest(cache.slots_of(ids), q, k) == expected
+
+
+def test_v3_file_upgraded_then_searched_and_kept_exact(tmp_path: Path) -> None:
+    """A file made at schema version 3 gains the vector log on open; a DBA's write
+    after the upgrade is seen by the cached handle."""
+    path = tmp_path / "v3.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((Path(__file__).parents[1] / "data" / "sqlite_install_v3.sql").read_text())
+    for record_id, vector in (("a", (1, 0, 0, 0)), ("b", (0, 1, 0, 0))):
+        conn.execute(
+            "INSERT INTO graphmem_memory (record_id, record_type, content, user_id, created_at, "
+            "embedding) VALUES (?, 'memory', 'old', 'u', '2024-01-01T00:00:00.000000Z', ?)",
+            (record_id, _blob(*vector)),
+        )
+    conn.commit()
+    with _open(path) as reader:
+        assert _ids(reader, "0 1 0 0") == ["b", "a"]
+        with conn:
+            conn.execute(
+                "UPDATE graphmem_memory SET embedding = ? WHERE record_id = 'a'",
+                (_blob(0, 1, 0, 0),),
+            )
+        assert _ids(reader, "0 1 0 0") == ["a", "b"]  # equal distance: by id
+        assert _ids(reader, "0 1 0 0") == _file_answer(path, "0 1 0 0")
+    version = conn.execute(
+        "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+    ).fetchone()
+    conn.close()
+    assert version == (SCHEMA_VERSION,)
