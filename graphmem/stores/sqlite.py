@@ -241,7 +241,7 @@ class SqliteStore(SqlStore):
             cache.reset(last, int(self._run("count-memories").fetchone()[0]))
             cursor = self._run("select-all-embeddings")
             while chunk := cursor.fetchmany(4096):
-                cache.put_many(chunk)
+                cache.load(chunk)
         elif last > seen:
             cache.put_many(self._run("select-logged-embeddings", seen=seen).fetchall())
             cache.seen = last

@@ -114,6 +114,33 @@ class VectorCache:
         if written:
             self._norms[written] = row_norms(self._matrix[written])
 
+    def load(self, rows: Sequence[Row]) -> None:
+        """Add the rows of ids not held yet, as after :meth:`reset` (whole arrays at a
+        time; rows whose vectors differ in width go through :meth:`put_many`)."""
+        rows = [r for r in rows if r[1] is not None]
+        width = self.dim if self._slots else (len(rows[0][1]) // 4 if rows else 0)
+        if not rows or any(len(r[1]) != width * 4 for r in rows) or len(rows[0][1]) % 4:
+            self.put_many(rows)
+            return
+        if not self._slots and width != self.dim:
+            self._matrix = np.zeros((self._matrix.shape[0], width), np.float32)
+        self._grow(len(rows))
+        slots = np.asarray([self._free.pop() for _ in rows], dtype=np.int64)
+        ids = [r[0] for r in rows]
+        self._matrix[slots] = np.frombuffer(b"".join(r[1] for r in rows), np.float32).reshape(
+            len(rows), width
+        )
+        self._norms[slots] = row_norms(self._matrix[slots])
+        self._slots.update(zip(ids, slots.tolist(), strict=True))
+        self._ids[slots] = _objects(ids)
+        self._live[slots] = True
+        self._valid[slots] = [r[3] == "valid" for r in rows]
+        self._expires[slots] = _objects([r[7] for r in rows])
+        self._expiring[slots] = [r[7] is not None for r in rows]
+        for place, column in enumerate(_CODED):
+            values = (r[(2, 4, 5, 6)[place]] for r in rows)
+            self._codes_of[column][slots] = [-1 if v is None else self._code(v) for v in values]
+
     def _set_columns(self, slot: int, row: Row) -> None:
         record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at = row
         self._ids[slot] = record_id
@@ -140,8 +167,14 @@ class VectorCache:
 
     def _take_slot(self) -> int:
         if not self._free:
+            self._grow(1)
+        return self._free.pop()
+
+    def _grow(self, more: int) -> None:
+        """Room for at least ``more`` new slots (by a factor, not one at a time)."""
+        if len(self._free) < more:
             old = self._matrix.shape[0]
-            new = max(16, int(old * _GROWTH))
+            new = max(16, int(old * _GROWTH), old + more - len(self._free))
             self._matrix = _grown(self._matrix, new)
             self._norms, self._ids, self._expires = (
                 _grown(a, new) for a in (self._norms, self._ids, self._expires)
@@ -150,8 +183,7 @@ class VectorCache:
                 _grown(a, new) for a in (self._live, self._valid, self._expiring)
             )
             self._codes_of = {c: _grown(a, new, -1) for c, a in self._codes_of.items()}
-            self._free = list(range(new - 1, old - 1, -1))
-        return self._free.pop()
+            self._free = list(range(new - 1, old - 1, -1)) + self._free
 
     def select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         """The slots of the memories passing the search filters of ``binds`` (user,
@@ -216,6 +248,10 @@ class VectorCache:
         dots = rows.astype(np.float64) @ np.asarray(q32, dtype=np.float64)
         return top_k(kept, distances_from_dots(dots, norms, q_norm), k)
 
+    def ids_of(self, slots: npt.NDArray[np.int64]) -> list[str]:
+        """The record ids held in ``slots``."""
+        return [str(i) for i in self._ids[slots].tolist()]
+
     def slots_of(self, record_ids: Sequence[str]) -> npt.NDArray[np.int64]:
         """The slots of the ids among ``record_ids`` that have a vector.
 
@@ -246,6 +282,13 @@ def _grown(array: npt.NDArray[Any], rows: int, fill: Any = None) -> npt.NDArray[
         grown[:] = fill
     grown[: array.shape[0]] = array
     return grown
+
+
+def _objects(values: Sequence[Any]) -> npt.NDArray[np.object_]:
+    """``values`` as a one-dimensional object array (never split into characters)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _later(expires_at: Any, now: str) -> bool:

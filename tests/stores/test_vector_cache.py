@@ -333,18 +333,25 @@ def _dba(conn: sqlite3.Connection, op: str, rid: str, values: list[int]) -> None
     query=st.lists(st.integers(-3, 3), min_size=DIM, max_size=DIM),
     k=st.integers(1, 12),
     scale=st.sampled_from([1.0, 1e-3, 0.1]),
+    bulk=st.booleans(),
 )
 def test_cache_ranks_as_exact_scoring(
-    rows: list[list[int]], query: list[int], k: int, scale: float
+    rows: list[list[int]], query: list[int], k: int, scale: float, bulk: bool
 ) -> None:
     cache = VectorCache()
-    cache.reset(0, 0)
+    cache.reset(0, 3)
     ids = [f"r{i:02d}" for i in range(len(rows))]
     matrix = np.asarray(rows, dtype=np.float32).reshape(-1, DIM) * np.float32(scale)
-    cache.put_many(
+    new = [
         (i, v.tobytes(), "memory", "valid", "u", None, None, None)
         for i, v in zip(ids, matrix, strict=True)
-    )
+    ]
+    if bulk:  # a fresh load, whole arrays at a time (grows past the 3 expected rows)
+        cache.load(new)
+    else:
+        cache.put_many(new)
+    filters = SearchFilters(user_id="u").binds()
+    assert sorted(cache.ids_of(cache.select(filters, False))) == ids
     q = np.asarray(query, dtype=np.float32) * np.float32(scale)
     expected = top_k(ids, cosine_distances(matrix, q), k) if ids else []
     assert cache.nearest(cache.slots_of(ids), q, k) == expected
