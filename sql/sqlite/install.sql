@@ -318,8 +318,8 @@ BEGIN
 END;
 
 CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_au
-AFTER UPDATE OF embedding, record_type, status, user_id, agent_id, thread_id, expires_at
-ON graphmem_memory
+AFTER UPDATE OF embedding, record_type, status, user_id, agent_id, thread_id,
+    expires_at ON graphmem_memory
 WHEN NEW.embedding IS NOT OLD.embedding OR NEW.record_type IS NOT OLD.record_type
   OR NEW.status IS NOT OLD.status OR NEW.user_id IS NOT OLD.user_id
   OR NEW.agent_id IS NOT OLD.agent_id OR NEW.thread_id IS NOT OLD.thread_id
