@@ -7,6 +7,10 @@ random unit vector and asks for the 10 nearest of that user's memories:
 
 * ``graphmem``: ``GraphMemory.search(..., user_id=u, max_results=10)``, with an
   embedder returning the query vector (no embedding cost), ``num_hops=0``;
+  the store scores over its in-process copy of the embeddings (vector cache);
+* ``graphmem-nocache``: the same search on a second handle of the same file
+  opened with ``SqliteStore(vector_cache=False)``, which reads every candidate's
+  embedding BLOB from the file (the store before the cache);
 * ``numpy``: brute force over the in-memory matrix, rows of user u, float64
   cosine distance, ties by id (the lower bound: no I/O at all);
 * ``sqlite-vec``: ``vec_distance_cosine(embedding, :q)`` over the same rows of
@@ -37,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem import GraphMemory
+from graphmem.stores.sqlite import SqliteStore
 
 RESULTS = Path(__file__).resolve().parent / "results" / "search.json"
 DIM = 384
@@ -100,6 +105,21 @@ VEC_SQL = (
 )
 
 
+def peak_rss_mb() -> float:
+    """The resident set size now, MiB (Linux /proc; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * 4096 / 2**20
+
+
+def cache_bytes(memory: GraphMemory) -> int:
+    store = memory._store  # bench only: the size of the store's vector cache
+    cache = getattr(store, "_vectors", None)
+    return 0 if cache is None else int(cache.nbytes)
+
+
 def timed(samples: list[float], call: Callable[[], list[str]]) -> list[str]:
     t0 = time.perf_counter()
     out = call()
@@ -118,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     user_list = [f"u{int(u):03d}" for u in rng.integers(0, USERS, args.n)]
     users = np.array(user_list)
     picker = random.Random(args.seed)
-    samples: dict[str, list[float]] = {"graphmem": [], "numpy": [], "sqlite-vec": []}
+    samples: dict[str, list[float]] = {
+        "graphmem": [],
+        "graphmem-nocache": [],
+        "numpy": [],
+        "sqlite-vec": [],
+    }
     mismatches = 0
     with tempfile.TemporaryDirectory(dir=RESULTS.parent) as tmp:
         path = Path(tmp) / "search.db"
@@ -128,6 +153,15 @@ def main(argv: list[str] | None = None) -> int:
         embedder = memory.embedder
         assert isinstance(embedder, TableEmbedder)
         vec = open_vec(path)
+        plain = GraphMemory(
+            SqliteStore(path, "graphmem", vector_cache=False), embedder=memory.embedder
+        )
+        rss0 = peak_rss_mb()
+        t0 = time.perf_counter()
+        memory.search("query", user_id="u000", max_results=K)  # loads the vector cache
+        load_s = time.perf_counter() - t0
+        cache_mb = cache_bytes(memory) / 2**20
+        rss_gain = peak_rss_mb() - rss0
         for i in range(args.queries + 1):
             user = f"u{picker.randrange(USERS):03d}"
             q = unit_vectors(rng, 1)[0]
@@ -136,7 +170,14 @@ def main(argv: list[str] | None = None) -> int:
                 "graphmem": timed(
                     samples["graphmem"],
                     lambda user=user: [
-                        r.id for r in memory.search("query", user_id=user, max_results=K)
+                        r.id
+                        for r in memory.search("query", user_id=user, max_results=K, num_hops=0)
+                    ],
+                ),
+                "graphmem-nocache": timed(
+                    samples["graphmem-nocache"],
+                    lambda user=user: [
+                        r.id for r in plain.search("query", user_id=user, max_results=K, num_hops=0)
                     ],
                 ),
                 "numpy": timed(
@@ -156,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             if len({tuple(ids) for ids in got.values()}) != 1:
                 mismatches += 1
         memory.close()
+        plain.close()
         if vec is not None:
             vec.close()
     medians = {k: statistics.median(v) * 1000 for k, v in samples.items() if v}
@@ -163,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
         f"\nN={args.n:,}, {DIM} dims, {USERS} users (~{args.n // USERS:,} rows per filter), "
         f"top-{K}, {args.queries} queries; store built in {build_s:.1f} s; "
         f"id mismatches: {mismatches}\n"
+    )
+    print(
+        f"vector cache: first search (load) {load_s * 1000:.0f} ms, matrix {cache_mb:.0f} MiB, "
+        f"RSS +{rss_gain:.0f} MiB\n"
     )
     print("| method | median ms/query | queries/s | vs numpy |")
     print("|---|---|---|---|")
@@ -181,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                 "users": USERS,
                 "queries": args.queries,
                 "build_s": build_s,
+                "cache_load_s": load_s,
+                "cache_mib": cache_mb,
                 "median_ms": medians,
                 "mismatches": mismatches,
             },

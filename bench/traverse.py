@@ -401,9 +401,7 @@ class _TimedCursor:
 def profile_store(store: SqliteStore, roots: Sequence[str], cap: int | None) -> dict[str, Any]:
     """Time each statement the store runs for one query (best of 3), and plan expand-level."""
     names = {stmt.sql: name for name, stmt in store._sql.items()}
-    expand = getattr(store, "_expand_level", None) or store._sql.get("expand-level")
-    if expand is not None:
-        names[expand.sql] = "expand-level"
+    names.update({stmt.sql: name for name, stmt in store._pgq.items()})  # the level statements
     filters = SearchFilters(now=NOW)
     real = store._conn
     best: dict[str, Any] = {}
@@ -426,7 +424,7 @@ def profile_store(store: SqliteStore, roots: Sequence[str], cap: int | None) -> 
     calls = best.pop("calls")
     plan: list[str] = []
     for sql, binds in calls:
-        if names.get(sql) == "expand-level":
+        if names.get(sql) in ("expand-level", "expand-level-uncapped"):
             rows = real.execute("EXPLAIN QUERY PLAN " + sql, binds).fetchall()
             plan = [f"{r[0]}|{r[1]}|{r[3]}" for r in rows]
             break
@@ -696,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             for name, ms, rows in prof["steps"]:
                 print(f"  {name:<28} {ms:8.2f} ms  {rows} rows")
-            print("  plan of expand-level:\n    " + "\n    ".join(prof["plan"]))
+            print("  plan of the level statement:\n    " + "\n    ".join(prof["plan"]))
     print(f"\nwrote {args.json}")
     return 0
 

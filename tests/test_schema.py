@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder, NotFoundError, SchemaError, SchemaPolicy
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +80,7 @@ def test_store_records_schema_version(db_path: Path) -> None:
         ).fetchone()
     finally:
         conn.close()
-    assert row == ("4",)
+    assert row == (SCHEMA_VERSION,)
 
 
 def test_store_records_embedding_dimension(db_path: Path) -> None:
@@ -234,7 +235,7 @@ def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
     version = conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()
-    assert version == ("4",)
+    assert version == (SCHEMA_VERSION,)
     conn.close()
 
 

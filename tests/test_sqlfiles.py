@@ -6,10 +6,12 @@ import re
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sqlglot
 
 from graphmem import GraphMemory, InvalidArgumentError, SchemaPolicy
+from graphmem.core.validation import SearchFilters
 from graphmem.sqlfiles import (
     Statement,
     bind_names,
@@ -19,6 +21,7 @@ from graphmem.sqlfiles import (
     sql_root,
     validate_identifier,
 )
+from graphmem.stores.sqlite import SqliteStore
 
 SQLITE_DIR = Path(__file__).resolve().parents[1] / "sql" / "sqlite"
 
@@ -217,6 +220,8 @@ def _workload(store: GraphMemory) -> None:
     store.search("tea", include_invalid_results=True, num_hops=2, max_linked_results=0)
     store.search("side tea", strategy="keyword", metadata_filter={"k": "v"})
     store.search("tea", strategy="hybrid", user_id="u", num_hops=1)
+    store.update_memory("a", content="old tea, edited")  # the next search reads the log
+    store.search("tea", user_id="u", num_hops=0)
     store.delete_record_link(
         source_record_id="d",
         source_record_type="memory",
@@ -259,9 +264,19 @@ def _thread_workload(store: GraphMemory) -> None:
     store.delete_user("u2")
 
 
+def _search_without_vector_cache(path: Path, store_id: str) -> None:
+    store = SqliteStore(path, store_id, vector_cache=False)
+    try:
+        dim = store.stored_embedder()[1] or 1
+        store.nearest(SearchFilters(), np.ones(dim, np.float32), 3, False)
+    finally:
+        store.close()
+
+
 def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: list[str]) -> None:
     with GraphMemory(tmp_path / "w.db") as store:
         _workload(store)
+    _search_without_vector_cache(tmp_path / "w.db", "graphmem")
     with GraphMemory(tmp_path / "w.db", schema_policy=SchemaPolicy.REQUIRE_EXISTING) as store:
         store.list_memories()
     # Only a store with another id can have tables of the older layout to look for
@@ -273,6 +288,7 @@ def test_every_sqlite_statement_called_with_prefix(tmp_path: Path, calls: list[s
     with GraphMemory(tmp_path / "w.db", memory_store_id="Other_Store") as store:
         _workload(store)
         assert [m.id for m in store.list_memories()] == ["a", "b", "c"]
+    _search_without_vector_cache(tmp_path / "w.db", "Other_Store")
     assert set(load_statements("sqlite")) - set(calls) == set()
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from graphmem import GraphMemory, InvalidArgumentError, SchemaError, SchemaPolicy
 from graphmem.errors import BackendError
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 
 V2_INSTALL = (Path(__file__).parent / "data" / "sqlite_install_v2.sql").read_text("utf-8")
 """sql/sqlite/install.sql as it was at schema version 2, when a store with id X
@@ -83,6 +84,8 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__memory_fts_config",
         "T_GRAPH__thread",
         "T_GRAPH__profile",
+        "T_GRAPH__vector_log",
+        "sqlite_sequence",  # SQLite's own, for the vector log's AUTOINCREMENT
     }
 
 
@@ -154,7 +157,7 @@ def test_v2_default_store_opens_and_is_upgraded(db_path: Path) -> None:
     assert _version(db_path, "graphmem_meta") == "2"
     with GraphMemory(db_path) as store:
         _check_v2_data(store)
-    assert _version(db_path, "graphmem_meta") == "4"
+    assert _version(db_path, "graphmem_meta") == SCHEMA_VERSION
     assert ("trigger", "graphmem_link_replace_bi") in _schema(db_path)
 
 
@@ -167,7 +170,7 @@ def test_v2_prefixed_store_opens_under_new_names(db_path: Path) -> None:
         assert store.get_memory("o").status == "valid"
     names = [name for _, name in _schema(db_path)]
     assert not [n for n in names if n.startswith("T_GRAPH_MEMORY_") and "__" not in n]
-    assert _version(db_path, "T_GRAPH_MEMORY__meta") == "4"
+    assert _version(db_path, "T_GRAPH_MEMORY__meta") == SCHEMA_VERSION
     with GraphMemory(
         db_path, memory_store_id="t_graph_memory", schema_policy=SchemaPolicy.REQUIRE_EXISTING
     ) as store:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["TIE_DECIMALS", "cosine_distances", "top_k"]
+__all__ = ["TIE_DECIMALS", "cosine_distances", "distances_from_dots", "row_norms", "top_k"]
 
 TIE_DECIMALS = 12
 
@@ -24,8 +24,27 @@ def cosine_distances(
     q = np.asarray(query, dtype=np.float64).reshape(-1)
     if m.size == 0:
         return np.zeros(m.shape[0], dtype=np.float64)
-    norms = np.linalg.norm(m, axis=1) * np.linalg.norm(q)
-    dots = m @ q
+    return distances_from_dots(m @ q, row_norms(m), float(np.linalg.norm(q)))
+
+
+def row_norms(matrix: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+    """The float64 length of every row (the norms :func:`cosine_distances` uses).
+
+    >>> row_norms(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32))
+    array([5., 0.])
+    """
+    return np.asarray(np.linalg.norm(np.asarray(matrix, dtype=np.float64), axis=1), np.float64)
+
+
+def distances_from_dots(
+    dots: npt.NDArray[np.float64], norms: npt.NDArray[np.float64], query_norm: float
+) -> npt.NDArray[np.float64]:
+    """``1 - cos`` from float64 dot products with the query and the rows' norms.
+
+    >>> distances_from_dots(np.array([2.0, 0.0]), np.array([2.0, 0.0]), 1.0)
+    array([0., 1.])
+    """
+    norms = norms * query_norm
     with np.errstate(invalid="ignore", divide="ignore"):
         sims = np.where(norms > 0, dots / np.where(norms > 0, norms, 1.0), 0.0)
     return np.asarray(1.0 - np.clip(sims, -1.0, 1.0), dtype=np.float64)

@@ -27,6 +27,7 @@ from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
 from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
+from graphmem.stores.vector_cache import VectorCache
 
 __all__ = ["SCHEMA_TABLES", "SqliteStore"]
 
@@ -47,6 +48,9 @@ class SqliteStore(SqlStore):
         path: the database file, created on first use, or ``":memory:"``.
         prefix: the validated ``memory_store_id`` that prefixes every object name.
         schema_policy: create missing objects, or require them.
+        vector_cache: score searches over an in-process copy of the embeddings
+            (:mod:`graphmem.stores.vector_cache`, kept exact through the vector
+            log) instead of reading every candidate's embedding from the file.
     """
 
     dialect = "sqlite"
@@ -56,6 +60,7 @@ class SqliteStore(SqlStore):
         path: str | Path,
         prefix: str,
         schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
+        vector_cache: bool = True,
     ) -> None:
         self._sql = load_statements("sqlite", prefix)
         # The traversal level is SQL/PGQ text shared with Oracle, run here lowered.
@@ -64,6 +69,7 @@ class SqliteStore(SqlStore):
             for name in ("expand-level", "expand-level-uncapped")
         }
         self._prefix = prefix
+        self._vectors = VectorCache() if vector_cache else None
         self._lock = threading.RLock()
         self._depth = 0
         self.path = str(path)
@@ -230,7 +236,32 @@ class SqliteStore(SqlStore):
         # faster than scoring inside the database (bench/search.py, sqlite-vec).
         with self.transaction(write=False):
             binds = self._use_filter(filters)
-            rows = self._run(
-                "select-search-candidates", include_invalid=int(include_invalid), **binds
-            ).fetchall()
-        return self._rank_rows(rows, vector, k)
+            if self._vectors is None:
+                rows = self._run(
+                    "select-search-candidates", include_invalid=int(include_invalid), **binds
+                ).fetchall()
+                return self._rank_rows(rows, vector, k)
+            cache = self._vectors
+            self._refresh_vectors(cache)
+            if filters.metadata_filter or cache.odd:
+                ids = self._run(
+                    "select-search-candidate-ids", include_invalid=int(include_invalid), **binds
+                ).fetchone()[0]
+                slots = cache.slots_of(json.loads(ids))
+            else:
+                slots = cache.select(binds, include_invalid)
+            return cache.nearest(slots, vector, k)
+
+    def _refresh_vectors(self, cache: VectorCache) -> None:
+        """Bring the copy of the embeddings up to this read's snapshot (vector_cache)."""
+        first, last = self._run("get-vector-log-bounds").fetchone()
+        last = 0 if last is None else int(last)
+        seen = cache.seen
+        if seen is None or seen > last or (first is not None and int(first) > seen + 1):
+            cache.reset(last, int(self._run("count-memories").fetchone()[0]))
+            cursor = self._run("select-all-embeddings")
+            while chunk := cursor.fetchmany(4096):
+                cache.load(chunk)
+        elif last > seen:
+            cache.put_many(self._run("select-logged-embeddings", seen=seen).fetchall())
+            cache.seen = last

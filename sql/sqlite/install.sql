@@ -386,6 +386,60 @@ INSERT INTO graphmem_memory_fts (rowid, content)
 SELECT t.doc_id, m.content
 FROM graphmem_memory_text t JOIN graphmem_memory m ON m.record_id = t.record_id
 WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory_fts f WHERE f.rowid = t.doc_id);
+-- ---------------------------------------------------------------------------
+-- Schema version 4, vector search: the vector log and the candidate index.
+--
+-- The vector log. graphmem keeps a copy of the embeddings and search-filter
+-- columns in each process (graphmem.stores.vector_cache) and must see every
+-- change to them, whoever makes it: these triggers append a memory's id
+-- whenever a memory row is inserted (REPLACE included), deleted, or has one of
+-- those columns changed (status too, which the link triggers above write), and
+-- the copy re-reads the ids logged since it last looked. AUTOINCREMENT keeps the
+-- sequence numbers rising even when old entries are deleted; every 1024th entry
+-- trims the log to its last 65536 entries (a copy that is further behind than
+-- that reloads every embedding).
+CREATE TABLE IF NOT EXISTS graphmem_vector_log (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    record_id TEXT NOT NULL
+);
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_ai
+AFTER INSERT ON graphmem_memory
+BEGIN
+    INSERT INTO graphmem_vector_log (record_id) VALUES (NEW.record_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_au
+AFTER UPDATE OF embedding, record_type, status, user_id, agent_id, thread_id,
+    expires_at ON graphmem_memory
+WHEN NEW.embedding IS NOT OLD.embedding OR NEW.record_type IS NOT OLD.record_type
+  OR NEW.status IS NOT OLD.status OR NEW.user_id IS NOT OLD.user_id
+  OR NEW.agent_id IS NOT OLD.agent_id OR NEW.thread_id IS NOT OLD.thread_id
+  OR NEW.expires_at IS NOT OLD.expires_at
+BEGIN
+    INSERT INTO graphmem_vector_log (record_id) VALUES (NEW.record_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_ad
+AFTER DELETE ON graphmem_memory
+BEGIN
+    INSERT INTO graphmem_vector_log (record_id) VALUES (OLD.record_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_trim
+AFTER INSERT ON graphmem_vector_log
+WHEN NEW.seq % 1024 = 0
+BEGIN
+    DELETE FROM graphmem_vector_log WHERE seq <= NEW.seq - 65536;
+END;
+
+-- The ids of the memories passing the search filters, read from this index
+-- alone (select-search-candidate-ids): a user's rows are one range of it.
+CREATE INDEX IF NOT EXISTS graphmem_memory_search_ix
+    ON graphmem_memory (user_id, record_type, status, expires_at, agent_id, thread_id,
+                        record_id);
+-- End of schema version 4, vector search.
+-- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
 INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '4')

@@ -100,14 +100,14 @@ ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version';
 
 -- name: count-schema-tables
--- How many of the store's tables exist (a complete schema has all 9). Names compare
+-- How many of the store's tables exist (a complete schema has all 10). Names compare
 -- without regard to case, as SQLite resolves them.
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
   AND name COLLATE NOCASE IN ('graphmem_meta', 'graphmem_memory', 'graphmem_memory_meta',
                               'graphmem_link', 'graphmem_link_recheck',
                               'graphmem_memory_text', 'graphmem_memory_fts', 'graphmem_thread',
-                              'graphmem_profile');
+                              'graphmem_profile', 'graphmem_vector_log');
 
 -- name: count-legacy-tables
 -- How many of a store's tables exist under the names used before schema version 3
@@ -115,3 +115,63 @@ WHERE type = 'table'
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
   AND name COLLATE NOCASE IN (:meta_table, :memory_table, :memory_meta_table, :link_table);
+
+-- name: select-search-candidate-ids
+-- The ids of the memories passing the search filters, for the in-process copy of
+-- the embeddings (graphmem.stores.vector_cache; a memory without an embedding is
+-- absent there). Same filters and branches as select-search-candidates, read from
+-- graphmem_memory_search_ix without visiting the memory rows; returned as one
+-- JSON array, which Python decodes faster than one row per id.
+SELECT json_group_array(c.record_id) FROM (
+SELECT m.record_id
+FROM graphmem_memory m
+WHERE m.user_id = :user_id
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id
+FROM graphmem_memory m
+WHERE :user_id IS NULL
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+) c;
+
+-- name: get-vector-log-bounds
+-- The first and last sequence numbers of the vector log (NULL when it is empty).
+SELECT (SELECT MIN(seq) FROM graphmem_vector_log), (SELECT MAX(seq) FROM graphmem_vector_log);
+
+-- name: count-memories
+-- How many memories the store holds (the size of a fresh copy of the embeddings).
+SELECT COUNT(*) FROM graphmem_memory;
+
+-- name: select-all-embeddings
+-- Every stored embedding with the memory's search-filter columns, to build the
+-- in-process copy.
+SELECT record_id, embedding, record_type, status, user_id, agent_id, thread_id, expires_at
+FROM graphmem_memory WHERE embedding IS NOT NULL;
+
+-- name: select-logged-embeddings
+-- The current embedding (NULL: none, or the memory is gone) and search-filter
+-- columns of every memory logged after sequence number :seen.
+SELECT l.record_id, m.embedding, m.record_type, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.expires_at
+FROM (SELECT DISTINCT record_id FROM graphmem_vector_log WHERE seq > :seen) l
+LEFT JOIN graphmem_memory m ON m.record_id = l.record_id;

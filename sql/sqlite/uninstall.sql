@@ -11,3 +11,4 @@ DROP TABLE IF EXISTS graphmem_link_recheck;
 DROP TABLE IF EXISTS graphmem_memory_meta;
 DROP TABLE IF EXISTS graphmem_memory;
 DROP TABLE IF EXISTS graphmem_meta;
+DROP TABLE IF EXISTS graphmem_vector_log;
