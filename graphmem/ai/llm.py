@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from graphmem.ai.http import JsonClient, RetryPolicy
 from graphmem.errors import InvalidArgumentError, ModelError
 
-__all__ = ["Llm", "Messages"]
+__all__ = ["Llm", "Messages", "strip_json_fences"]
 
 T = TypeVar("T", bound=BaseModel)
 Messages = str | Sequence[Mapping[str, str]]
@@ -43,7 +43,7 @@ def _check_messages(messages: object) -> list[dict[str, str]]:
     return checked
 
 
-def _strip_fences(text: str) -> str:
+def strip_json_fences(text: str) -> str:
     """The JSON inside a ```json ... ``` fence, which some models add in JSON mode."""
     body = text.strip()
     if body.startswith("```") and body.endswith("```"):
@@ -241,11 +241,11 @@ class Llm:
         schema = output.model_json_schema()
         reply = self.chat(messages, json_schema=schema)
         try:
-            return output.model_validate_json(_strip_fences(reply))
+            return output.model_validate_json(strip_json_fences(reply))
         except ValidationError as error:
             repaired = self.chat(self._repair(messages, reply, error), json_schema=schema)
         try:
-            return output.model_validate_json(_strip_fences(repaired))
+            return output.model_validate_json(strip_json_fences(repaired))
         except ValidationError as error:
             raise self._invalid(output, error) from None
 
@@ -254,11 +254,11 @@ class Llm:
         schema = output.model_json_schema()
         reply = await self.achat(messages, json_schema=schema)
         try:
-            return output.model_validate_json(_strip_fences(reply))
+            return output.model_validate_json(strip_json_fences(reply))
         except ValidationError as error:
             repaired = await self.achat(self._repair(messages, reply, error), json_schema=schema)
         try:
-            return output.model_validate_json(_strip_fences(repaired))
+            return output.model_validate_json(strip_json_fences(repaired))
         except ValidationError as error:
             raise self._invalid(output, error) from None
 

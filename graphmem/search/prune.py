@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from graphmem.ai.llm import strip_json_fences
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.core.pruning import call_bound, protected_count, prune_ranks
 from graphmem.errors import GraphMemError, ModelError
@@ -51,20 +52,12 @@ def _pruner_error(message: str) -> ModelError:
     return ModelError(f"pruner: {message}", status=None, provider_message=message)
 
 
-def _strip_fences(text: str) -> str:
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```"):
-        body = body[3:-3]
-        body = body[4:] if body.startswith("json") else body
-    return body.strip()
-
-
 def _parse(reply: object, count: int) -> list[bool]:
     """One judgement per document, from the pruner's JSON reply."""
     if not isinstance(reply, str):
         raise _pruner_error(f"replied with {type(reply).__name__}, not text")
     try:
-        items = json.loads(_strip_fences(reply))["judgements"]
+        items = json.loads(strip_json_fences(reply))["judgements"]
     except (ValueError, TypeError, KeyError) as error:
         raise _pruner_error(f"reply is not the JSON the schema asks for: {error}") from None
     found: dict[int, bool] = {}

@@ -236,6 +236,8 @@ def test_prune_fast_asks_probes_concurrently_over_http() -> None:
             lambda body: True,
             lambda body: judgements(body["messages"][-1]["content"], lambda text: True),
         )
+        # Slow answers, so that probes of one round overlap however busy the machine is.
+        server.stall("chat/completions", 0.3, times=8)
         memory = GraphMemory(MemoryStore(), clock=ManualClock())
         memory.add_memories([{"content": f"note {i}", "memory_id": f"n{i:02d}"} for i in range(40)])
         llm = Llm("judge", api_base=server.url, max_retries=0)
