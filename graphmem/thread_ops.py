@@ -16,12 +16,15 @@ from graphmem.core.validation import (
 )
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
 from graphmem.handle import StoreHandle
+from graphmem.search.config import TopKMemorySearchConfig
 from graphmem.thread_models import ThreadInfo
 from graphmem.threads.handle import Thread
 from graphmem.threads.settings import (
     DEFAULT_TYPE_SEARCH_CONCURRENCY,
+    SearchModels,
     ThreadSettings,
     check_concurrency,
+    check_search_config,
 )
 
 if TYPE_CHECKING:
@@ -39,12 +42,23 @@ def check_llm(value: object) -> LlmProtocol | None:
     return value  # type: ignore[return-value]  # checked structurally above
 
 
+def _check_model(argument: str, value: object, method: str) -> object:
+    if value is not None and not callable(getattr(value, method, None)):
+        raise InvalidArgumentError(
+            argument, f"must have a {method}() method; got {type(value).__name__}"
+        )
+    return value
+
+
 class ThreadOperations(StoreHandle):
     """Mixed into :class:`graphmem.GraphMemory`: threads and their handles."""
 
     llm: LlmProtocol | None
+    _search_config: TopKMemorySearchConfig
 
-    def _handle(self, thread_id: str, llm: object, concurrency: object) -> Thread:
+    def _handle(
+        self, thread_id: str, llm: object, concurrency: object, models: SearchModels
+    ) -> Thread:
         chosen = check_llm(llm)
         memory: GraphMemory = self  # type: ignore[assignment]  # the mixin's only host
         return Thread(
@@ -52,6 +66,7 @@ class ThreadOperations(StoreHandle):
             thread_id,
             llm=self.llm if chosen is None else chosen,
             context_card_type_search_concurrency=check_concurrency(concurrency),
+            search_models=models,
         )
 
     def create_thread(
@@ -85,8 +100,12 @@ class ThreadOperations(StoreHandle):
                 handle only, never stored; default: the GraphMemory's ``llm``.
             memory_extraction_config: a JSON object or pydantic model, stored for
                 memory extraction (which a later version adds).
-            search_config: a JSON object or pydantic model, stored and handed to
-                the search stages of the thread's context cards.
+            search_config: a ``TopKMemorySearchConfig`` or
+                ``PruningMemorySearchConfig`` (or its ``model_dump()``), stored
+                and applied to the thread's searches and context cards; default:
+                the GraphMemory's ``search_config`` at creation (FAST pruning
+                when it has a ``pruner_llm``). Its reranker and pruner are stored
+                as references; this handle keeps the objects (see :meth:`get_thread`).
             context_summary_update_frequency: rewrite the summary every this many
                 new messages; ``-1`` (default): once per ``add_messages`` call.
             enable_context_summary: ``False``: keep the deterministic summary.
@@ -106,9 +125,10 @@ class ThreadOperations(StoreHandle):
         """
         self._check_open()
         tid = str(uuid.uuid4()) if thread_id is None else check_id("thread_id", thread_id)
+        given = self._search_config if search_config is None else search_config
         settings = ThreadSettings.checked(
             memory_extraction_config=memory_extraction_config,
-            search_config=search_config,
+            search_config=check_search_config(given),
             context_summary_update_frequency=context_summary_update_frequency,
             enable_context_summary=enable_context_summary,
             memory_extraction_window=memory_extraction_window,
@@ -128,7 +148,9 @@ class ThreadOperations(StoreHandle):
             created_at=now,
             updated_at=now,
         )
-        handle = self._handle(tid, llm, context_card_type_search_concurrency)
+        handle = self._handle(
+            tid, llm, context_card_type_search_concurrency, SearchModels.of(given)
+        )
         with self._store.transaction():
             if self._store.get_thread(tid) is not None:
                 raise ConflictError(f"thread_id: a thread {tid!r} exists already")
@@ -141,15 +163,30 @@ class ThreadOperations(StoreHandle):
         *,
         llm: object = None,
         context_card_type_search_concurrency: int = DEFAULT_TYPE_SEARCH_CONCURRENCY,
+        reranker: object = None,
+        pruner_llm: object = None,
     ) -> Thread:
         """A handle on a stored thread; its settings come back as they were stored.
 
+        The stored search config wins over the GraphMemory's. A model cannot be
+        stored, so its reranker and pruner are bound again, at each search, to
+        ``reranker`` / ``pruner_llm`` given here, else to the GraphMemory's
+        (its ``search_config.reranker``; its ``pruner_llm``, then its
+        ``search_config.pruner``); a search that needs a model none of them
+        provides raises ``InvalidArgumentError`` naming it.
+
         Raises:
             NotFoundError: no such thread.
+            InvalidArgumentError: ``reranker`` has no ``rerank`` or ``pruner_llm``
+                no ``chat`` method.
         """
         self._check_open()
         check_id("thread_id", thread_id)
-        handle = self._handle(thread_id, llm, context_card_type_search_concurrency)
+        models = SearchModels(
+            _check_model("reranker", reranker, "rerank"),
+            _check_model("pruner_llm", pruner_llm, "chat"),
+        )
+        handle = self._handle(thread_id, llm, context_card_type_search_concurrency, models)
         handle.info()
         return handle
 

@@ -16,7 +16,7 @@ from graphmem.errors import InvalidArgumentError
 from graphmem.models import SearchResult
 from graphmem.search.render import render_results
 
-__all__ = ["BudgetConfig", "TokenCounter", "apply_budget", "resolve_budget"]
+__all__ = ["BudgetConfig", "TokenCounter", "apply_budget", "fitting_texts", "resolve_budget"]
 
 TokenCounter = Callable[[str], int]
 """``f(text) -> tokens``: how a budget measures a formatted result."""
@@ -56,9 +56,16 @@ def _count(counter: TokenCounter, text: str) -> int:
     return size
 
 
+def fitting_texts(texts: list[str], config: BudgetConfig) -> int:
+    """How many of the first ``texts`` (ranked results' texts) fit the budgets."""
+    if config.token_budget is None and config.soft_token_budget is None:
+        return len(texts)
+    sizes = [_count(config.counter, text) for text in texts]
+    return fitting_count(sizes, config.soft_token_budget, config.token_budget)
+
+
 def apply_budget(results: list[SearchResult], config: BudgetConfig) -> list[SearchResult]:
     """The results that fit the configured budgets, in rank order; all without one."""
     if config.token_budget is None and config.soft_token_budget is None:
         return results
-    sizes = [_count(config.counter, text) for text in render_results(results)]
-    return results[: fitting_count(sizes, config.soft_token_budget, config.token_budget)]
+    return results[: fitting_texts(render_results(results), config)]

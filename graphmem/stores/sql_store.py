@@ -346,6 +346,10 @@ class SqlStore(SqlTraversal, SqlRegistry, SqlThreads):
         """The terms worth matching (inside the keyword read); all of them here."""
         return list(terms)
 
+    def _keyword_statement(self, filters: SearchFilters) -> str:
+        """The statement of a keyword read under ``filters``."""
+        return "select-keyword-hits"
+
     def _text_query(self, terms: Sequence[str]) -> str:
         """The dialect's full-text query matching any of ``terms`` (plain words)."""
         return " OR ".join(f'"{term}"' for term in terms)
@@ -365,7 +369,7 @@ class SqlStore(SqlTraversal, SqlRegistry, SqlThreads):
                 return []
             binds = self._use_filter(filters)
             rows = self._run(
-                "select-keyword-hits",
+                self._keyword_statement(filters),
                 text_query=self._text_query(terms),
                 k=k,
                 include_invalid=int(include_invalid),

@@ -32,6 +32,7 @@ from graphmem.stores.vector_cache import VectorCache
 __all__ = ["SCHEMA_TABLES", "SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
+_MAX_KNOWN_TERMS = 50_000
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -70,6 +71,8 @@ class SqliteStore(SqlStore):
         }
         self._prefix = prefix
         self._vectors = VectorCache() if vector_cache else None
+        self._term_counts: tuple[object, int, dict[str, int]] = (None, 0, {})
+        """(keyword index version, memories indexed, {word: memories holding it})."""
         self._lock = threading.RLock()
         self._depth = 0
         self.path = str(path)
@@ -220,10 +223,26 @@ class SqliteStore(SqlStore):
 
     def _match_terms(self, terms: Sequence[str]) -> list[str]:
         # FTS5 reads a term's whole posting list; a stop word's is most of the
-        # table (measured in bench/hybrid.py), so such terms are left out.
-        counts = dict(self._run("select-term-counts", terms=json.dumps(list(terms))).fetchall())
-        total = int(self._run("count-keyword-documents").fetchone()[0])
-        return drop_common_terms(terms, counts, total)
+        # table (measured in bench/hybrid.py), so such terms are left out. The
+        # counts cost a pass over each term's postings too: they are kept while
+        # the index's structure record is unchanged (it changes with every write).
+        version = self._run("get-keyword-index-version").fetchone()
+        if version is None or version[0] != self._term_counts[0]:
+            total = int(self._run("count-keyword-documents").fetchone()[0])
+            self._term_counts = (None if version is None else version[0], total, {})
+        _, total, known = self._term_counts
+        missing = [t for t in terms if t not in known]
+        if missing:
+            found = dict(self._run("select-term-counts", terms=json.dumps(missing)).fetchall())
+            if len(known) > _MAX_KNOWN_TERMS:
+                known.clear()
+            known.update((t, int(found.get(t, 0))) for t in missing)
+        return drop_common_terms(terms, known, total)
+
+    def _keyword_statement(self, filters: SearchFilters) -> str:
+        # Under a user filter the match is tested against the user's rows before
+        # BM25 is computed (select-keyword-hits-scoped; measured in bench/hybrid.py).
+        return "select-keyword-hits" if filters.user_id is None else "select-keyword-hits-scoped"
 
     def nearest(
         self,

@@ -1,8 +1,9 @@
 """Which records a context card shows: the retrieval rules, pure over a search function.
 
 Without minimums: one search over the memory-like records (the thread's user
-and agent scope) and one over the thread's messages, merged by relevance, at
-most ``max_relevant_results`` in all. With ``min_relevant_results_by_type``:
+and agent scope) and one over the thread's messages, merged by relevance (each
+search's own order kept, so a reranked order survives), at most
+``max_relevant_results`` in all. With ``min_relevant_results_by_type``:
 one search per requested type, in the caller's order, each contributing up to
 its minimum; then one search over every memory-like type fills the slots left
 with records not chosen yet. Every search is independent of the others, so they
@@ -11,6 +12,7 @@ may run at the same time and the card is the same as when they run one by one.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -122,8 +124,10 @@ def run_searches(tasks: Sequence[Callable[[], T]], concurrency: int) -> list[T]:
         return [f.result() for f in futures]
 
 
-def _by_relevance(hits: Sequence[Candidate]) -> list[Candidate]:
-    return sorted(hits, key=lambda c: (c.distance, c.record_id))
+def _merged(*searches: Sequence[Candidate]) -> list[Candidate]:
+    """The searches' hits interleaved by relevance, each search's own order kept
+    (a reranked search's order is its reranker's, not its distances')."""
+    return list(heapq.merge(*searches, key=lambda c: (c.distance, c.record_id)))
 
 
 def select_relevant(
@@ -143,7 +147,7 @@ def select_relevant(
             [lambda: search(ALL_MEMORY_TYPES, plan.cap), lambda: search(THREAD_MESSAGES, plan.cap)],
             concurrency,
         )
-        return _by_relevance([*memories, *messages])[: plan.cap]
+        return _merged(memories, messages)[: plan.cap]
     tasks = [partial(search, kind, count) for kind, count in plan.minimums]
     # The fill search does not depend on what the others find: with k = cap it
     # holds every record that can fill the slots left, so it runs with them.

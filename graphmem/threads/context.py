@@ -8,25 +8,29 @@ transactions around them.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import MAX_CONTENT_LENGTH, SearchFilters, check_non_negative
 from graphmem.errors import GraphMemError, InvalidArgumentError
-from graphmem.search.prune import PruneConfig, prune
+from graphmem.search.budget import BudgetConfig, TokenCounter, fitting_texts
+from graphmem.search.config import TopKMemorySearchConfig
+from graphmem.search.postprocess import postprocess, stage_configs
 from graphmem.search.ranked import Hit
-from graphmem.search.rerank import RerankConfig, rerank
 from graphmem.thread_models import Message, ThreadInfo
 from graphmem.threads.card_model import CardRecord, ContextCard
 from graphmem.threads.cards import ALL_MEMORY_TYPES, Candidate, check_card_plan, select_relevant
-from graphmem.threads.settings import ThreadSettings
+from graphmem.threads.settings import ThreadSettings, resolve_search_config
 from graphmem.threads.summary import SummaryUpdate, fallback_summary, llm_summary
 
 if TYPE_CHECKING:
     from graphmem.threads.handle import Thread
 
-__all__ = ["build_card", "refresh_summary", "summary_text"]
+__all__ = ["build_card", "refresh_summary", "search_config", "summary_text"]
 
 
 def _summarize(
@@ -133,10 +137,58 @@ def _filters(thread: Thread, info: ThreadInfo, kind: str) -> SearchFilters:
     return SearchFilters(user_id=info.user_id, agent_id=info.agent_id, record_types=types, now=now)
 
 
-def _postprocess(hits: list[Hit]) -> list[Hit]:
-    """Each card search's own rerank and prune stages, before the results are combined
-    (the thread's ``search_config`` is handed to them as they gain settings)."""
-    return prune(rerank(hits, RerankConfig()), PruneConfig())
+def search_config(thread: Thread, info: ThreadInfo | None = None) -> TopKMemorySearchConfig:
+    """The thread's search config, its models bound (see ``Thread.search``).
+
+    Raises:
+        InvalidArgumentError: the stored config needs a model that is not available.
+    """
+    memory = thread._memory
+    stored = ThreadSettings.from_json((info or thread.info()).settings).search_config
+    return resolve_search_config(
+        thread.thread_id,
+        stored,
+        thread._search_models,
+        memory._search_config,
+        memory._pruner_llm,
+    )
+
+
+def _contents(thread: Thread, hits: list[Hit], kind: str) -> dict[str, tuple[str, str]]:
+    """``{id: (record type, content)}`` of a card search's hits."""
+    store, ids = thread._memory._store, [h[0] for h in hits]
+    if kind == "message":
+        return {i: ("message", m.content) for i, m in store.get_messages(ids).items()}
+    return {i: (r.record_type, r.content) for i, r in store.get_memories(ids).items()}
+
+
+def _card_search(
+    thread: Thread,
+    info: ThreadInfo,
+    request: tuple[str, npt.NDArray[np.float32]],
+    config: TopKMemorySearchConfig,
+) -> Callable[[str, int], list[Candidate]]:
+    """One card search: the ``k`` nearest of a kind, then the thread's config's
+    rerank, prune and token budgets on this search's results alone (measured on
+    each record's content), before the card combines the searches."""
+    query, vector = request
+    memory = thread._memory
+    rerank_config, prune_config = stage_configs(config, query)
+    budget = BudgetConfig(config.token_budget, config.soft_token_budget, memory._token_counter)
+
+    def search(kind: str, k: int) -> list[Candidate]:
+        found: list[Hit] = list(
+            memory._store.nearest(_filters(thread, info, kind), vector, k, False)
+        )
+        records = _contents(thread, found, kind)
+        hits = [h for h in found if h[0] in records]  # deleted meanwhile: left out
+        texts = {i: content for i, (_, content) in records.items()}
+        hits, _ = postprocess(hits, texts, rerank_config, prune_config)
+        hits = hits[: fitting_texts([texts[i] for i, _ in hits], budget)]
+        # Vector hits always carry a distance (only keyword hits have none).
+        return [Candidate(i, records[i][0], 1.0 if d is None else d) for i, d in hits]
+
+    return search
 
 
 def _records(thread: Thread, chosen: list[Candidate]) -> list[CardRecord]:
@@ -172,6 +224,14 @@ def _records(thread: Thread, chosen: list[Candidate]) -> list[CardRecord]:
     return found
 
 
+def _within_budget(
+    records: list[CardRecord], config: TopKMemorySearchConfig, counter: TokenCounter
+) -> list[CardRecord]:
+    """The combined records that fit the config's token budgets, in card order."""
+    budget = BudgetConfig(config.token_budget, config.soft_token_budget, counter)
+    return records[: fitting_texts([r.content for r in records], budget)]
+
+
 def build_card(
     thread: Thread,
     max_relevant_results: object,
@@ -194,24 +254,17 @@ def build_card(
     if fallback < 1:
         raise InvalidArgumentError("fallback_message_count", "must be at least 1")
     info = thread.info()
+    config = search_config(thread, info)
     recent = thread.get_messages(-recent_count) if recent_count else []
     query = _query(thread, info, fallback)
     relevant: list[CardRecord] = []
     if query.strip() and plan.cap:
         vector = memory._embed_query(query)
-        store = memory._store
-
-        def search(kind: str, k: int) -> list[Candidate]:
-            found: list[Hit] = list(store.nearest(_filters(thread, info, kind), vector, k, False))
-            hits = _postprocess(found)
-            types = store.get_record_types([h[0] for h in hits])
-            # Vector hits always carry a distance (only keyword hits have none).
-            return [Candidate(i, types.get(i, kind), 1.0 if d is None else d) for i, d in hits]
-
-        with store.transaction(write=False):
+        with memory._store.transaction(write=False):
             memory._check_embedder(int(vector.shape[0]))
+        search = _card_search(thread, info, (query, vector), config)
         chosen = select_relevant(plan, search, thread.context_card_type_search_concurrency)
-        relevant = _records(thread, chosen)
+        relevant = _within_budget(_records(thread, chosen), config, memory._token_counter)
     return ContextCard(
         thread_id=thread.thread_id,
         summary=info.summary,

@@ -23,7 +23,7 @@ from graphmem.thread_models import Message, ThreadInfo
 from graphmem.threads import context
 from graphmem.threads.card_model import ContextCard
 from graphmem.threads.messages import check_messages, slice_bounds
-from graphmem.threads.settings import ThreadSettings, check_concurrency
+from graphmem.threads.settings import SearchModels, ThreadSettings, check_concurrency
 
 if TYPE_CHECKING:
     from graphmem.ai.protocols import LlmProtocol
@@ -47,8 +47,10 @@ class Thread:
         *,
         llm: LlmProtocol | None,
         context_card_type_search_concurrency: int,
+        search_models: SearchModels | None = None,
     ) -> None:
         self._memory = memory
+        self._search_models = search_models or SearchModels()
         self.thread_id = thread_id
         self.llm = llm
         self.context_card_type_search_concurrency = check_concurrency(
@@ -246,14 +248,15 @@ class Thread:
         query: str,
         *,
         record_types: Iterable[str] | None = None,
-        max_results: int = 10,
+        max_results: int | None = None,
         num_hops: int = 0,
         max_linked_results: int | None = 100,
         include_invalid_results: bool = False,
         thread_only: bool = False,
     ) -> list[SearchResult]:
         """Search memory-like records in this thread's user and agent scope (only
-        those added in this thread when ``thread_only``); see GraphMemory.search.
+        those added in this thread when ``thread_only``) with the thread's search
+        config (``max_results`` None: its ``max_results``); see GraphMemory.search.
         Messages are searched by :meth:`get_context_card`, within this thread."""
         info = self.info()
         return self._memory.search(
@@ -266,6 +269,7 @@ class Thread:
             num_hops=num_hops,
             max_linked_results=max_linked_results,
             include_invalid_results=include_invalid_results,
+            search_config=context.search_config(self, info),
         )
 
     def _own(self, record_id: str) -> None:

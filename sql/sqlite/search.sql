@@ -65,6 +65,44 @@ WHERE (:user_id IS NULL OR m.user_id = :user_id)
 ORDER BY h.score, m.record_id
 LIMIT :k;
 
+-- name: select-keyword-hits-scoped
+-- select-keyword-hits for a search with a user_id, shaped for a filter that
+-- keeps few memories: the ids of the memories passing the filters come from
+-- graphmem_memory_search_ix (a user's rows are one range of it) as doc_ids, the
+-- match tests each hit's doc_id against that set (the unary + keeps FTS5 from
+-- looking the set up one rowid at a time, which is far slower), and BM25 is
+-- computed for the hits in the set only. Same result as select-keyword-hits.
+SELECT t.record_id, -h.score AS score
+FROM (
+    SELECT graphmem_memory_fts.rowid AS doc_id, bm25(graphmem_memory_fts) AS score
+    FROM graphmem_memory_fts
+    WHERE graphmem_memory_fts MATCH :text_query
+      AND +graphmem_memory_fts.rowid IN (
+        SELECT d.doc_id
+        FROM graphmem_memory m
+        JOIN graphmem_memory_text d ON d.record_id = m.record_id
+        WHERE m.user_id = :user_id
+          AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+          AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+          AND m.record_type IN (SELECT value FROM json_each(:record_types))
+          AND (m.expires_at IS NULL OR m.expires_at > :now)
+          AND NOT EXISTS (
+                SELECT 1 FROM temp.graphmem_filter f
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = m.record_id
+                      AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+          AND (:include_invalid = 1 OR m.status = 'valid'))
+) h
+JOIN graphmem_memory_text t ON t.doc_id = h.doc_id
+ORDER BY h.score, t.record_id
+LIMIT :k;
+
+-- name: get-keyword-index-version
+-- FTS5's structure record, which changes with every write to the keyword index:
+-- SqliteStore keeps the word counts of select-term-counts while it is unchanged.
+SELECT block FROM graphmem_memory_fts_data WHERE id = 10;
+
 -- name: select-term-counts
 -- How many memories hold each of the search's words (:terms, a JSON array),
 -- from FTS5's vocabulary: SqliteStore leaves very common words out of the match.

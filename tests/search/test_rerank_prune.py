@@ -280,3 +280,25 @@ def test_model_failure_mid_search_raises_and_writes_nothing(tmp_path) -> None:
             memory.search("apple", search_config=config)
         assert memory._store._conn.total_changes == before
         assert len(memory.list_memories()) == 6
+
+
+def test_pruner_failing_after_a_completed_probe_fails_the_search(tmp_path) -> None:
+    with ModelServer() as server:
+        memory = GraphMemory(tmp_path / "m.db", clock=ManualClock())
+        memory.add_memories([{"content": f"apple {i}", "memory_id": f"m{i}"} for i in range(20)])
+        before = memory._store._conn.total_changes
+
+        def first_then_down(body: dict) -> str:
+            # The first probe is answered (all relevant, so FAST goes on); every
+            # later request gets a 500.
+            server.fail("chat/completions", 500, "overloaded", times=50)
+            return judgements(body["messages"][-1]["content"], lambda text: True)
+
+        server.add_rule(lambda body: True, first_then_down)
+        llm = Llm("judge", api_base=server.url, max_retries=0)
+        config = PruningMemorySearchConfig(pruner=llm, num_probe_points=4, protected_fraction=0.0)
+        with pytest.raises(ModelError) as info:
+            memory.search("apple", max_results=20, search_config=config)
+        assert isinstance(info.value, GraphMemError) and "overloaded" in str(info.value)
+        assert len(server.requests_to("chat/completions")) >= 2  # failed after a completed probe
+        assert memory._store._conn.total_changes == before

@@ -13,6 +13,7 @@ from graphmem import (
     InvalidArgumentError,
     MemoryExtractionConfig,
     NotFoundError,
+    TopKMemorySearchConfig,
 )
 
 
@@ -55,7 +56,7 @@ def test_thread_settings_persist_and_come_back_on_reopen(tmp_path: Path) -> None
         assert settings.memory_extraction_config == {
             "memory_extraction_custom_instructions": "keep food preferences"
         }
-        assert settings.search_config == {"max_results": 7}
+        assert settings.search_config == TopKMemorySearchConfig(max_results=7)
         assert settings.context_summary_update_frequency == 4
         assert settings.enable_context_summary is False
         assert settings.context_card_token_limit == 500
@@ -101,6 +102,8 @@ def test_thread_handle_of_deleted_thread_is_not_found(memory: GraphMemory) -> No
         ({"enable_context_summary": 1}, "enable_context_summary"),
         ({"context_card_type_search_concurrency": 0}, "context_card_type_search_concurrency"),
         ({"search_config": ["not", "an", "object"]}, "search_config"),
+        ({"search_config": {"max_results": -1}}, "max_results"),
+        ({"search_config": {"type": "other"}}, "search_config.type"),
         ({"memory_extraction_config": {"x": float("nan")}}, "memory_extraction_config"),
         ({"metadata": {"x": object()}}, "metadata"),
         ({"user_id": ""}, "user_id"),

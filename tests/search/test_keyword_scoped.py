@@ -1,0 +1,102 @@
+"""SQLite keyword reads: the statement for a user filter returns what the general
+one does, and the cached word counts follow every write to the index."""
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from graphmem import GraphMemory
+from graphmem.core.validation import SearchFilters
+from graphmem.testing.model import ManualClock
+
+WORDS = ["kestrel", "heron", "finch", "wren", "owl", "lark", "crow", "rook", "swift", "tern"]
+
+
+def _store(tmp_path: Path) -> GraphMemory:
+    rng = random.Random(5)
+    clock = ManualClock()
+    memory = GraphMemory(tmp_path / "k.db", clock=clock)
+    rows = []
+    for i in range(300):
+        rows.append(
+            {
+                "content": " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6))),
+                "memory_id": f"m{i:03d}",
+                "user_id": f"u{i % 4}",
+                "agent_id": f"a{i % 3}",
+                "memory_type": ("memory", "fact", "preference")[i % 3],
+                "metadata": {"team": "x" if i % 5 else "y"},
+                "ttl_days": 1 if i % 7 == 0 else None,
+            }
+        )
+    memory.add_memories(rows)
+    clock.advance(days=2)  # the ttl_days=1 memories have expired
+    memory.delete_memory("m010")
+    return memory
+
+
+FILTERS = [
+    {"user_id": "u1"},
+    {"user_id": "u2", "agent_id": "a1"},
+    {"user_id": "u3", "record_types": ("fact",)},
+    {"user_id": "u0", "metadata_filter": {"team": "y"}},
+    {"user_id": "nobody"},
+]
+
+
+@pytest.mark.parametrize("given", FILTERS)
+@pytest.mark.parametrize("include_invalid", [False, True])
+def test_scoped_statement_returns_what_the_general_one_does(
+    tmp_path: Path, given: dict, include_invalid: bool
+) -> None:
+    memory = _store(tmp_path)
+    store = memory._store
+    filters = SearchFilters(now=memory._clock(), **given)
+    for terms in (["kestrel"], ["heron", "owl"], ["wren", "tern", "swift"], ["absent"]):
+        with store.transaction(write=False):
+            binds = store._use_filter(filters)
+            binds.update(
+                text_query=store._text_query(terms), k=500, include_invalid=int(include_invalid)
+            )
+            general = store._run("select-keyword-hits", **binds).fetchall()
+            scoped = store._run("select-keyword-hits-scoped", **binds).fetchall()
+        assert scoped == general
+        assert store._keyword_statement(filters) == "select-keyword-hits-scoped"
+    assert store._keyword_statement(SearchFilters(now=memory._clock())) == "select-keyword-hits"
+
+
+def test_keyword_search_under_a_user_filter_sees_only_that_user(tmp_path: Path) -> None:
+    memory = _store(tmp_path)
+    results = memory.search("kestrel heron", strategy="keyword", user_id="u1", max_results=50)
+    assert results and {r.record.user_id for r in results} == {"u1"}
+    unscoped = memory.search("kestrel heron", strategy="keyword", max_results=300)
+    assert [r.id for r in results] == [r.id for r in unscoped if r.record.user_id == "u1"][:50]
+
+
+def test_word_counts_follow_writes_from_this_and_other_connections(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    memory = GraphMemory(path, clock=ManualClock())
+    memory.add_memories([{"content": f"note {i}", "memory_id": f"n{i}"} for i in range(40)])
+    memory.add_memory("kestrel seen", memory_id="k")
+    store = memory._store
+    with store.transaction(write=False):
+        assert store._match_terms(["kestrel", "note"]) == ["kestrel"]
+    # kestrel becomes common (in more than 10% of the memories) through this handle
+    memory.add_memories([{"content": f"kestrel {i}", "memory_id": f"k{i}"} for i in range(10)])
+    with store.transaction(write=False):
+        assert store._match_terms(["kestrel", "seen"]) == ["seen"]
+        # every present word common: the rarest is kept; heron is nowhere yet
+        assert store._match_terms(["kestrel", "heron"]) == ["kestrel"]
+    # ... and heron becomes rare-but-present through another connection
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "INSERT INTO graphmem_memory (record_id, record_type, content, created_at) "
+        "VALUES ('h', 'memory', 'heron', '2026-01-01T00:00:00.000000+00:00')"
+    )
+    conn.commit()
+    conn.close()
+    with store.transaction(write=False):
+        assert store._match_terms(["kestrel", "heron"]) == ["heron"]
+    assert [r.id for r in memory.search("heron kestrel", strategy="keyword")] == ["h"]
