@@ -195,8 +195,9 @@ class BlockService:
             )
 
     def _run(self, block_id: str, in_background: bool) -> StoredBlock:
-        if in_background and self._worker is not None:
-            self._queue.put(block_id)
+        if in_background:  # without a running worker, it waits for the next start()
+            if self._worker is not None:
+                self._queue.put(block_id)
             with self._store.transaction(write=False):
                 found = self._store.get_block(block_id)
             assert found is not None
