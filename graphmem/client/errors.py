@@ -27,7 +27,7 @@ class ApiError(GraphMemError):
     """An error answer of the memory service (or no usable answer: ``status`` 0)."""
 
     def __init__(self, message: str, *, code: str, status: int) -> None:
-        super().__init__(message)
+        Exception.__init__(self, message)  # not cooperative: subclasses mix in other errors
         self.code = code
         self.status = status
 
@@ -79,7 +79,7 @@ def error_from_response(status: int, body: Any) -> GraphMemError:
         code, message = body["code"], str(body.get("message", ""))
     else:
         code, message = "HTTP_ERROR", f"the service answered HTTP {status}"
-    if code in STATUS:
+    if code in STATUS and code.startswith("PROMPT_"):
         if STATUS[code] == 400:
             return _prompt_argument_error(code, message)
         return prompt_error(code, message)
