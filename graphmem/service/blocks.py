@@ -219,7 +219,7 @@ class BlockService:
         """Process a pending block (another caller's claim wins); returns it as stored."""
         block = self._claim(block_id)
         if block is not None:
-            self._store_final(self._processed(block))
+            self._finish(block, self._processed(block))
         with self._store.transaction(write=False):
             found = self._store.get_block(block_id)
         if found is None:
@@ -231,16 +231,32 @@ class BlockService:
             instructions, resolved = self._resolve(block)
             if not block.record_ids:
                 block = replace(block, record_ids=self._write_content(block))
-                self._store_final(block)
+                self._save_record_ids(block)
+            # Memory extraction goes here once it exists (under ``instructions``).
             summary = self._summarize(block, instructions)
         except GraphMemError as exc:
             return replace(block, status="failed", error=str(exc)[:_MAX_ERROR])
         return replace(block, status="ready", summary=summary, resolved_vid=resolved, error=None)
 
-    def _store_final(self, block: StoredBlock) -> None:
+    def _save_record_ids(self, block: StoredBlock) -> None:
+        """Keep the ids of the records written at once, so they are never written twice."""
         with self._store.transaction():
-            if self._store.get_block(block.block_id) is not None:
-                self._store.update_block(replace(block, updated_at=utc_now()))
+            current = self._store.get_block(block.block_id)
+            if current is not None:
+                self._store.update_block(replace(current, record_ids=block.record_ids))
+
+    def _finish(self, claimed: StoredBlock, final: StoredBlock) -> None:
+        """Store the outcome, unless the block was changed (and re-queued) meanwhile: a
+        claim is known by its ``updated_at``."""
+        with self._store.transaction():
+            current = self._store.get_block(claimed.block_id)
+            if current is None or current.status != "processing":
+                return
+            if current.updated_at != claimed.updated_at:
+                return
+            self._store.update_block(
+                replace(final, record_ids=current.record_ids, updated_at=utc_now())
+            )
 
     def _resolve(self, block: StoredBlock) -> tuple[str | None, int | None]:
         """The prompt text and version to process with: work in flight still resolves

@@ -169,3 +169,22 @@ def _wait_ready(svc: Service, block_id: str) -> object:
         if block.status in ("ready", "failed") or time.monotonic() > deadline:
             return block
         time.sleep(0.02)
+
+
+def test_a_change_during_processing_wins_over_the_stale_outcome(svc: Service) -> None:
+    _prompt(svc)
+    queued = _add(svc).json()
+    claimed = svc.blocks._claim(queued["block_id"])  # a worker took it...
+    assert claimed is not None and claimed.status == "processing"
+    path = f"/v1/sessions/s/memory/{queued['block_id']}"
+    changed = svc.call("PATCH", path, json={"prompt_id": "p"})  # ...and the prompt changed
+    assert changed.json()["status"] == "pending"
+    svc.blocks._finish(claimed, svc.blocks._processed(claimed))  # the stale outcome
+    stored = svc.memory._store.get_block(queued["block_id"])
+    assert (stored.status, stored.prompt_id, stored.summary) == ("pending", "p", None)
+    assert len(stored.record_ids) == 1  # the content it wrote is kept, not written again
+    done = svc.blocks.process(queued["block_id"])
+    assert (done.status, done.summary, done.record_ids) == (
+        "ready", "custom: Extract order numbers.", stored.record_ids
+    )  # fmt: skip
+    assert len(svc.memory.list_memories()) == 1
