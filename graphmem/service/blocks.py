@@ -229,9 +229,7 @@ class BlockService:
     def _processed(self, block: StoredBlock) -> StoredBlock:
         try:
             instructions, resolved = self._resolve(block)
-            if not block.record_ids:
-                block = replace(block, record_ids=self._write_content(block))
-                self._save_record_ids(block)
+            block = self._write_content(block)
             # Memory extraction goes here once it exists (under ``instructions``).
             summary = self._summarize(block, instructions)
         except GraphMemError as exc:
@@ -269,15 +267,22 @@ class BlockService:
             return None, None
         return prompt.prompt, prompt.vid
 
-    def _write_content(self, block: StoredBlock) -> list[str]:
-        thread = self.memory.get_thread(block.thread_id)
-        ids: list[str] = []
+    def _write_content(self, block: StoredBlock) -> StoredBlock:
+        """Store what is not stored yet: the messages (one call), then each fact; the
+        ids are kept after each step, so a retry resumes without writing anything twice."""
         messages = _turn_messages(block.content["messages"])
-        if messages:
-            ids += thread.add_messages(messages)
-        for fact in block.content["facts"]:
-            ids.append(thread.add_memory(fact, memory_type="fact"))
-        return ids
+        facts = block.content["facts"]
+        if len(block.record_ids) == len(messages) + len(facts):
+            return block
+        thread = self.memory.get_thread(block.thread_id)
+        if messages and not block.record_ids:
+            block = replace(block, record_ids=thread.add_messages(messages))
+            self._save_record_ids(block)
+        for fact in facts[len(block.record_ids) - len(messages) :]:
+            added = thread.add_memory(fact, memory_type="fact")
+            block = replace(block, record_ids=[*block.record_ids, added])
+            self._save_record_ids(block)
+        return block
 
     def _summarize(self, block: StoredBlock, instructions: str | None) -> str:
         text = block_text(block.content)

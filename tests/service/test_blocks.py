@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from graphmem.core.validation import utc_now
+from graphmem.errors import ModelError
 
 from .inproc import ScriptedLlm, Service
 
@@ -188,3 +189,30 @@ def test_a_change_during_processing_wins_over_the_stale_outcome(svc: Service) ->
         "ready", "custom: Extract order numbers.", stored.record_ids
     )  # fmt: skip
     assert len(svc.memory.list_memories()) == 1
+
+
+def test_a_retry_resumes_the_content_without_writing_twice(svc: Service) -> None:
+    body = {"messages": [{"user_content": "hi"}], "facts": ["one", "two"]}
+    queued = svc.call("POST", "/v1/sessions/s/memory", json=body).json()
+    store = svc.memory._store
+    original = svc.memory.add_memory
+    calls = []
+
+    def fail_second_fact(*args: object, **kwargs: object) -> str:
+        calls.append(args)
+        if len(calls) == 2:
+            raise ModelError("embedding failed", status=503, provider_message="down")
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    svc.memory.add_memory = fail_second_fact  # type: ignore[method-assign]
+    try:
+        failed = svc.blocks.process(queued["block_id"])
+    finally:
+        del svc.memory.add_memory
+    assert failed.status == "failed" and len(failed.record_ids) == 2  # the message, "one"
+    with store.transaction():
+        store.update_block(replace(failed, status="pending"))
+    done = svc.blocks.process(queued["block_id"])
+    assert done.status == "ready" and len(done.record_ids) == 3
+    assert sorted(m.content for m in svc.memory.list_memories()) == ["one", "two"]
+    assert [m.content for m in svc.memory.get_thread("s").get_messages()] == ["hi"]
