@@ -71,14 +71,14 @@ def start_server(db: Path, models: ModelServer | None, *extra: str) -> tuple[str
             "GRAPHMEM_EMBEDDER_API_BASE": models.url,
         }
     command = [sys.executable, "-m", "graphmem", "serve", "--db", str(db), "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    log = db.with_suffix(".log").open("wb")  # a file, so a chatty server never blocks
+    process = subprocess.Popen([*command, *extra], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    log.close()
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"graphmem serve ended: {process.stderr.read()!r}")  # type: ignore[union-attr]
+            raise RuntimeError(f"graphmem serve ended: {db.with_suffix('.log').read_text()}")
         try:
             if httpx.get(url + "/health", timeout=1).status_code == 200:
                 return url, process
