@@ -291,7 +291,7 @@ def test_schema_v3_store_is_upgraded_to_hold_messages(tmp_path: Path) -> None:
     try:
         assert conn.execute(
             "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        ).fetchone() == ("4",)
+        ).fetchone() == ("5",)
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
             conn.execute(

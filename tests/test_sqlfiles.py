@@ -262,6 +262,26 @@ def _thread_workload(store: GraphMemory) -> None:
     store.add_user("u2", "likes tea")
     store.list_users()
     store.delete_user("u2")
+    _service_workload(store)
+
+
+def _service_workload(store: GraphMemory) -> None:
+    from graphmem.service.blocks import BlockService
+    from graphmem.service.keys import create_key, list_keys, revoke_key, verify_key
+    from graphmem.service.schemas import AddMemoryBody, UpdateMemoryBody
+
+    text, row = create_key(store._store, "read")
+    assert verify_key(store._store, text) == "read"
+    assert [k.key_id for k in list_keys(store._store)] == [row.key_id]
+    revoke_key(store._store, row.key_id)
+    store.create_thread("s", user_id="u3")
+    blocks = BlockService(store, None)
+    block = blocks.add("s", AddMemoryBody(facts=["tea at five"], async_processing=False))
+    blocks.update("s", block.block_id, UpdateMemoryBody(prompt_id="default"))
+    assert blocks.list_blocks("s", 10, 0)[1] == 1
+    blocks.start()
+    blocks.stop()
+    store.delete_thread("s")
 
 
 def _search_without_vector_cache(path: Path, store_id: str) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import click
 
 from graphmem import __version__
-from graphmem.cli import admin, graph, links, records, transfer
+from graphmem.cli import admin, graph, links, records, service, transfer
 from graphmem.errors import GraphMemError
 
 __all__ = ["cli", "main"]
@@ -44,6 +44,8 @@ for _command in (
     transfer.import_,
     admin.demo,
     admin.sql,
+    service.serve,
+    service.keys,
 ):
     cli.add_command(_command)
 

@@ -27,6 +27,7 @@ from graphmem.core.assemble import LinkedNode
 from graphmem.core.validation import SearchFilters
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.registry_base import RegistryStore
+from graphmem.stores.service_base import ServiceStore
 from graphmem.thread_models import Message, Profile, ThreadInfo
 
 __all__ = ["CONFLICT_MESSAGE", "LinkedNode", "NewLink", "NewMemory", "NewMessage", "Store"]
@@ -92,9 +93,10 @@ class NewLink:
     created_at: datetime
 
 
-class Store(RegistryStore, ABC):
+class Store(RegistryStore, ServiceStore, ABC):
     """What :class:`graphmem.GraphMemory` needs from a backend (the prompt registry's
-    part: :class:`~graphmem.stores.registry_base.RegistryStore`)."""
+    part: :class:`~graphmem.stores.registry_base.RegistryStore`; the memory service's:
+    :class:`~graphmem.stores.service_base.ServiceStore`)."""
 
     dialect: str
 

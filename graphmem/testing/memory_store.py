@@ -28,6 +28,7 @@ from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.testing.memory_registry import MemoryRegistry
 from graphmem.testing.memory_search import MemorySearch, model_filters
+from graphmem.testing.memory_service import MemoryService
 from graphmem.testing.model import (
     LIFECYCLE,
     ModelLink,
@@ -57,7 +58,7 @@ def _conflict(what: str) -> ConflictError:
     return ConflictError(f"the change violates a store constraint: {what}")
 
 
-class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
+class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads):
     """A store that lives in one Python process and is lost when it ends."""
 
     dialect = "memory"
@@ -73,6 +74,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
         self._depth = 0
         self._closed = False
         self._init_threads()
+        self._init_service()
 
     # transactions ---------------------------------------------------------------
 
@@ -88,6 +90,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
             self._embedder,
             self._registry_state(),
             self._thread_state(),
+            self._service_state(),
         )
 
     def _restore(self, state: tuple[Any, ...]) -> None:
@@ -96,6 +99,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
         self._dim, self._embedder = state[5:7]
         self._restore_registry(state[7])
         self._restore_threads(state[8])
+        self._restore_service(state[9])
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

@@ -420,3 +420,47 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_PROMPT_VERSION (
     CONSTRAINT GRAPHMEM_PROMPT_VERSION_PK PRIMARY KEY (prompt_id, vid),
     CONSTRAINT GRAPHMEM_PROMPT_VERSION_CK CHECK (vid >= 0 AND archived IN (0, 1))
 );
+
+-- memory service (graphmem serve) ------------------------------------------------
+-- API keys (a SHA-256 hash of each secret) and memory blocks, as in
+-- sql/sqlite/install.sql (schema version 5). A block goes with its thread.
+CREATE TABLE IF NOT EXISTS GRAPHMEM_API_KEY (
+    key_id     VARCHAR2(64 CHAR) NOT NULL,
+    key_hash   VARCHAR2(128) NOT NULL,
+    key_role   VARCHAR2(16) NOT NULL,
+    label      VARCHAR2(200 CHAR),
+    created_at VARCHAR2(32) NOT NULL,
+    revoked_at VARCHAR2(32),
+    CONSTRAINT GRAPHMEM_API_KEY_PK PRIMARY KEY (key_id),
+    CONSTRAINT GRAPHMEM_API_KEY_ROLE_CK CHECK (key_role IN ('read', 'admin'))
+);
+
+CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK (
+    block_id         VARCHAR2(128 CHAR) NOT NULL,
+    thread_id        VARCHAR2(128 CHAR) NOT NULL,
+    status           VARCHAR2(16) NOT NULL,
+    content          CLOB NOT NULL,
+    prompt_id        VARCHAR2(128 CHAR),
+    prompt_vid       NUMBER(10),
+    resolved_vid     NUMBER(10),
+    context_required NUMBER(1) NOT NULL,
+    summary          CLOB,
+    record_ids       CLOB DEFAULT '[]' NOT NULL,
+    error            VARCHAR2(4000 CHAR),
+    created_at       VARCHAR2(32) NOT NULL,
+    updated_at       VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_PK PRIMARY KEY (block_id),
+    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_THREAD_FK FOREIGN KEY (thread_id)
+        REFERENCES GRAPHMEM_THREAD (thread_id) ON DELETE CASCADE,
+    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_STATUS_CK
+        CHECK (status IN ('pending', 'processing', 'ready', 'failed')),
+    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_CK CHECK (context_required IN (0, 1)
+        AND (prompt_vid IS NULL OR prompt_vid >= 0)),
+    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_JSON_CK CHECK (content IS JSON AND record_ids IS JSON)
+);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_THREAD_IX
+    ON GRAPHMEM_MEMORY_BLOCK (thread_id, created_at);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_STATUS_IX ON GRAPHMEM_MEMORY_BLOCK (status);
+-- End of the memory service's tables (schema version 5).

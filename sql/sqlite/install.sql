@@ -442,7 +442,7 @@ CREATE INDEX IF NOT EXISTS graphmem_memory_search_ix
 -- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '4')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '5')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------
@@ -471,3 +471,38 @@ CREATE TABLE IF NOT EXISTS graphmem_prompt_version (
     created_at  TEXT NOT NULL,
     PRIMARY KEY (prompt_id, vid)
 ) WITHOUT ROWID;
+
+-- memory service (graphmem serve) ------------------------------------------------
+-- API keys (only a SHA-256 hash of each secret is kept) and memory blocks: one
+-- add-memory call's messages and facts, its prompt reference and its processing
+-- state. A block goes with its thread.
+CREATE TABLE IF NOT EXISTS graphmem_api_key (
+    key_id     TEXT PRIMARY KEY CHECK (length(key_id) BETWEEN 1 AND 64),
+    key_hash   TEXT NOT NULL,
+    key_role   TEXT NOT NULL CHECK (key_role IN ('read', 'admin')),
+    label      TEXT,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS graphmem_memory_block (
+    block_id         TEXT PRIMARY KEY CHECK (length(block_id) BETWEEN 1 AND 128),
+    thread_id        TEXT NOT NULL REFERENCES graphmem_thread (thread_id) ON DELETE CASCADE,
+    status           TEXT NOT NULL
+                     CHECK (status IN ('pending', 'processing', 'ready', 'failed')),
+    content          TEXT NOT NULL CHECK (json_valid(content)),
+    prompt_id        TEXT,
+    prompt_vid       INTEGER CHECK (prompt_vid IS NULL OR prompt_vid >= 0),
+    resolved_vid     INTEGER,
+    context_required INTEGER NOT NULL CHECK (context_required IN (0, 1)),
+    summary          TEXT,
+    record_ids       TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(record_ids)),
+    error            TEXT,
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS graphmem_memory_block_thread_ix
+    ON graphmem_memory_block (thread_id, created_at);
+CREATE INDEX IF NOT EXISTS graphmem_memory_block_status_ix ON graphmem_memory_block (status);
+-- End of the memory service's tables (schema version 5).

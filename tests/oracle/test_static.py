@@ -43,6 +43,7 @@ from graphmem.stores.oracle import NEAREST_SLACK, SCHEMA_TABLES, OracleStore
 from graphmem.stores.oracle_session import split_script, translate_error
 from graphmem.stores.registry_base import StoredPrompt, StoredVersion
 from graphmem.stores.rows import thread_from_row
+from graphmem.stores.service_base import StoredApiKey, StoredBlock
 from graphmem.thread_models import Profile, ThreadInfo
 
 ORACLE = load_statements("oracle")
@@ -255,6 +256,12 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-messages": [MESSAGE_ROW],
         "get-profile": [PROFILE_ROW],
         "list-profiles": [PROFILE_ROW],
+        "get-api-key": [KEY_ROW],
+        "list-api-keys": [KEY_ROW],
+        "get-block": [BLOCK_ROW],
+        "list-blocks": [BLOCK_ROW],
+        "count-blocks": [(1,)],
+        "unfinished-blocks": [BLOCK_ROW],
     }
     return rows.get(name, [])
 
@@ -431,6 +438,9 @@ def _link() -> NewLink:
 
 PROMPT_ROW = ("p", "about", '{"a":1}', 1, 2, 0, None, T0, T0, 2)
 VERSION_ROW = ("p", 1, "Extract dates.", 0, T0)
+KEY_ROW = ("k", "ab", "read", None, T0, None)
+BLOCK_ROW = ("b", "t", "pending", '{"messages":[],"facts":["f"]}', "p", None, None, 1, None, "[]",
+             None, T0, T0)  # fmt: skip
 
 
 def _exercise_registry(store: OracleStore) -> None:
@@ -484,7 +494,30 @@ def _exercise(store: OracleStore) -> None:
     store.delete_memory("m1")
     _exercise_registry(store)
     _exercise_threads(store)
+    _exercise_service(store)
     store.uninstall()
+
+
+def _exercise_service(store: OracleStore) -> None:
+    """Call every memory service method once (API keys, memory blocks)."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    key = StoredApiKey("k", "ab", "read", None, now)
+    block = StoredBlock(
+        "b", "t", "pending", {"messages": [], "facts": ["f"]}, "p", None, None, True, None, [],
+        None, now, now,
+    )  # fmt: skip
+    with store.transaction():
+        store.insert_api_key(key)
+        assert store.get_api_key("k") is not None
+        assert [k.key_id for k in store.list_api_keys()] == ["k"]
+        store.revoke_api_key("k", now)
+        store.insert_block(block)
+        found = store.get_block("b")
+        assert found is not None and found.content == block.content
+        store.update_block(block)
+        assert [b.block_id for b in store.list_blocks("t", 10, 0)] == ["b"]
+        assert store.count_blocks("t") == 1
+        assert [b.block_id for b in store.unfinished_blocks(10)] == ["b"]
 
 
 def _exercise_threads(store: OracleStore) -> None:

@@ -103,7 +103,7 @@ def test_install_raises_schema_error_on_a_compile_warning(conn: FakeConnection) 
 @pytest.mark.parametrize(
     ("attribute", "reported"),
     [
-        ("tables", r"10 of 11 tables"),
+        ("tables", r"12 of 13 tables"),
         ("valid_triggers", r"1 of 2 valid triggers"),
         ("graphs", r"0 of 1 property graph"),
     ],

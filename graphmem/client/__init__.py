@@ -1,0 +1,35 @@
+"""A Python client of the graphmem memory service (``graphmem serve``), over httpx.
+
+>>> from graphmem.client import ChatMessage
+>>> ChatMessage(user_content="My order #123 hasn't shipped.", assistant_content="I'll look.")
+ChatMessage(user_content="My order #123 hasn't shipped.", assistant_content="I'll look.")
+"""
+
+from graphmem.client.async_ import AsyncAgentMemoryClient, AsyncSession
+from graphmem.client.errors import (
+    ApiArgumentError,
+    ApiConflictError,
+    ApiError,
+    ApiNotFoundError,
+    AuthenticationError,
+    PermissionDeniedError,
+)
+from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.client.sync import AgentMemoryClient, Session
+
+__all__ = [
+    "AgentMemoryClient",
+    "ApiArgumentError",
+    "ApiConflictError",
+    "ApiError",
+    "ApiNotFoundError",
+    "AsyncAgentMemoryClient",
+    "AsyncSession",
+    "AuthenticationError",
+    "ChatMessage",
+    "MemoryBlock",
+    "PermissionDeniedError",
+    "SearchHit",
+    "Session",
+    "SessionInfo",
+]

@@ -1,0 +1,212 @@
+"""The asynchronous client: :class:`AsyncAgentMemoryClient` and its :class:`AsyncSession`
+(the same calls as the sync client, awaited)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from graphmem.client.calls import Call, memory_body
+from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.client.sync import _transport_error, read_answer
+from graphmem.registry_models import Prompt, PromptList, PromptVersionList
+
+__all__ = ["AsyncAgentMemoryClient", "AsyncSession"]
+
+
+class AsyncAgentMemoryClient:
+    """A client of the graphmem memory service (``graphmem serve``).
+
+    Args:
+        base_url: the service root, e.g. ``http://127.0.0.1:8000``.
+        api_key: an API key (``graphmem keys create``) or a bearer JWT.
+        timeout: seconds per request.
+    """
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float = 60.0) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout,
+        )
+
+    async def __aenter__(self) -> AsyncAgentMemoryClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, call: Call) -> Any:
+        try:
+            response = await self._http.request(
+                call.method, call.path, json=call.json, params=call.params or None
+            )
+        except httpx.HTTPError as exc:
+            raise _transport_error(exc) from exc
+        return read_answer(call, response)
+
+    # prompt registry ----------------------------------------------------------------
+
+    async def create_prompt(
+        self,
+        prompt_id: str,
+        prompt: str,
+        description: str,
+        annotations: Mapping[str, Any] | None = None,
+    ) -> Prompt:
+        """Register a prompt (version 0)."""
+        notes = None if annotations is None else dict(annotations)
+        result: Prompt = await self._send(Call.create_prompt(prompt_id, prompt, description, notes))
+        return result
+
+    async def update_prompt(
+        self,
+        prompt_id: str,
+        *,
+        prompt: str | None = None,
+        description: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
+    ) -> Prompt:
+        """New text adds a version; description and annotations are not versioned."""
+        call = Call.update_prompt(
+            prompt_id, prompt=prompt, description=description, annotations=annotations
+        )
+        result: Prompt = await self._send(call)
+        return result
+
+    async def get_prompt(self, prompt_id: str, vid: int | None = None) -> Prompt:
+        result: Prompt = await self._send(Call.get_prompt(prompt_id, vid))
+        return result
+
+    async def list_prompts(self, limit: int = 50, offset: int = 0) -> PromptList:
+        result: PromptList = await self._send(Call.list_prompts(limit, offset))
+        return result
+
+    async def list_prompt_versions(
+        self, prompt_id: str, limit: int = 50, offset: int = 0
+    ) -> PromptVersionList:
+        result: PromptVersionList = await self._send(
+            Call.list_prompt_versions(prompt_id, limit, offset)
+        )
+        return result
+
+    async def archive_prompt(self, prompt_id: str, vid: int | str = "all") -> Prompt:
+        """Archive the whole prompt (``vid="all"``) or one version."""
+        result: Prompt = await self._send(Call.archive_prompt(prompt_id, vid))
+        return result
+
+    async def purge_prompt(self, prompt_id: str, vid: int | str = "all") -> None:
+        """Delete the whole prompt (``vid="all"``) or one version."""
+        await self._send(Call.purge_prompt(prompt_id, vid))
+
+    # users and sessions ----------------------------------------------------------------
+
+    async def create_user(
+        self,
+        user_id: str,
+        information: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        meta = None if metadata is None else dict(metadata)
+        result: dict[str, Any] = await self._send(Call.create_user(user_id, information, meta))
+        return result
+
+    async def get_user(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(Call.get_user(user_id))
+        return result
+
+    async def create_session(
+        self,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> AsyncSession:
+        meta = None if metadata is None else dict(metadata)
+        info = await self._send(Call.create_session(user_id, session_id, agent_id, meta))
+        return AsyncSession(self, info)
+
+    async def get_session(self, session_id: str) -> AsyncSession:
+        return AsyncSession(self, await self._send(Call.get_session(session_id)))
+
+    async def search(self, query: str, **options: Any) -> list[SearchHit]:
+        """Search memories (options: user_id, agent_id, session_id, record_types,
+        max_results, num_hops, strategy)."""
+        result: list[SearchHit] = await self._send(Call.search(query, **options))
+        return result
+
+
+class AsyncSession:
+    """One session (a thread) of the service, from :meth:`AsyncAgentMemoryClient.create_session`."""
+
+    def __init__(self, client: AsyncAgentMemoryClient, info: SessionInfo) -> None:
+        self._client = client
+        self.info = info
+        self.session_id = info.session_id
+
+    def __repr__(self) -> str:
+        return f"Session({self.session_id!r})"
+
+    async def add_memory(
+        self,
+        messages: Sequence[ChatMessage | dict[str, Any]] | None = None,
+        facts: Sequence[str] | None = None,
+        *,
+        prompt_id: str | None = None,
+        prompt_vid: int | None = None,
+        context_required: bool = True,
+        async_processing: bool = True,
+    ) -> MemoryBlock:
+        """Add a memory block; with ``async_processing=False`` it is processed first."""
+        body = memory_body(
+            messages, facts, prompt_id, prompt_vid, context_required, async_processing
+        )
+        result: MemoryBlock = await self._client._send(Call.add_memory(self.session_id, body))
+        return result
+
+    async def update_memory(
+        self,
+        block_id: str,
+        *,
+        prompt_id: str,
+        prompt_vid: int | None = None,
+        async_processing: bool = True,
+    ) -> MemoryBlock:
+        """Switch the block's prompt (``"default"`` clears it); it is processed again."""
+        body: dict[str, Any] = {"prompt_id": prompt_id, "async_processing": async_processing}
+        if prompt_vid is not None:
+            body["prompt_vid"] = prompt_vid
+        result: MemoryBlock = await self._client._send(
+            Call.update_memory(self.session_id, block_id, body)
+        )
+        return result
+
+    async def get_memory(self, block_id: str) -> MemoryBlock:
+        result: MemoryBlock = await self._client._send(Call.get_memory(self.session_id, block_id))
+        return result
+
+    async def list_memory(self, limit: int = 50, offset: int = 0) -> list[MemoryBlock]:
+        result: list[MemoryBlock] = await self._client._send(
+            Call.list_memory(self.session_id, limit, offset)
+        )
+        return result
+
+    async def get_messages(self) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._client._send(Call.get_messages(self.session_id))
+        return result
+
+    async def get_context_card(self) -> dict[str, Any]:
+        result: dict[str, Any] = await self._client._send(Call.context_card(self.session_id))
+        return result
+
+    async def search(self, query: str, **options: Any) -> list[SearchHit]:
+        return await self._client.search(query, session_id=self.session_id, **options)
+
+    async def delete(self) -> None:
+        await self._client._send(Call.delete_session(self.session_id))

@@ -1,0 +1,192 @@
+"""Each service call once: its HTTP request and how its answer is read.
+
+The sync and async clients only send these; so both speak the same API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.registry_models import Prompt, PromptList, PromptVersionList
+
+__all__ = ["Call", "memory_body"]
+
+
+def _seg(value: str) -> str:
+    """One path segment, percent-encoded (ids never reshape the path)."""
+    return quote(str(value), safe="")
+
+
+def _same(answer: Any) -> Any:
+    return answer
+
+
+@dataclass(frozen=True)
+class Call:
+    """One HTTP request and the reader of its JSON answer."""
+
+    method: str
+    path: str
+    json: Any = None
+    params: dict[str, Any] = field(default_factory=dict)
+    read: Callable[[Any], Any] = _same
+
+    # prompt registry ----------------------------------------------------------------
+
+    @classmethod
+    def create_prompt(
+        cls, prompt_id: str, prompt: str, description: str, annotations: dict[str, Any] | None
+    ) -> Call:
+        body: dict[str, Any] = {
+            "prompt_id": prompt_id,
+            "prompt": prompt,
+            "description": description,
+        }
+        if annotations is not None:
+            body["annotations"] = annotations
+        return cls("POST", "/v1/prompts", body, read=Prompt.model_validate)
+
+    @classmethod
+    def update_prompt(cls, prompt_id: str, **changes: Any) -> Call:
+        body = {k: v for k, v in changes.items() if v is not None}
+        return cls("PATCH", f"/v1/prompts/{_seg(prompt_id)}", body, read=Prompt.model_validate)
+
+    @classmethod
+    def get_prompt(cls, prompt_id: str, vid: int | None) -> Call:
+        params = {} if vid is None else {"vid": vid}
+        return cls(
+            "GET", f"/v1/prompts/{_seg(prompt_id)}", params=params, read=Prompt.model_validate
+        )
+
+    @classmethod
+    def list_prompts(cls, limit: int, offset: int) -> Call:
+        params = {"limit": limit, "offset": offset}
+        return cls("GET", "/v1/prompts", params=params, read=PromptList.model_validate)
+
+    @classmethod
+    def list_prompt_versions(cls, prompt_id: str, limit: int, offset: int) -> Call:
+        return cls(
+            "GET",
+            f"/v1/prompts/{_seg(prompt_id)}/versions",
+            params={"limit": limit, "offset": offset},
+            read=PromptVersionList.model_validate,
+        )
+
+    @classmethod
+    def archive_prompt(cls, prompt_id: str, vid: int | str) -> Call:
+        path = f"/v1/prompts/{_seg(prompt_id)}/archive"
+        return cls("POST", path, {"vid": vid}, read=Prompt.model_validate)
+
+    @classmethod
+    def purge_prompt(cls, prompt_id: str, vid: int | str) -> Call:
+        return cls("POST", f"/v1/prompts/{_seg(prompt_id)}/purge", {"vid": vid}, read=_none)
+
+    # users and sessions ----------------------------------------------------------------
+
+    @classmethod
+    def create_user(cls, user_id: str, information: str | None, metadata: Any) -> Call:
+        body = {"user_id": user_id, "information": information, "metadata": metadata}
+        return cls("POST", "/v1/users", body)
+
+    @classmethod
+    def get_user(cls, user_id: str) -> Call:
+        return cls("GET", f"/v1/users/{_seg(user_id)}")
+
+    @classmethod
+    def create_session(
+        cls, user_id: str, session_id: str | None, agent_id: str | None, metadata: Any
+    ) -> Call:
+        body = {
+            "user_id": user_id,
+            "session_id": session_id,
+            "agent_id": agent_id,
+            "metadata": metadata,
+        }
+        return cls("POST", "/v1/sessions", body, read=SessionInfo.model_validate)
+
+    @classmethod
+    def get_session(cls, session_id: str) -> Call:
+        return cls("GET", f"/v1/sessions/{_seg(session_id)}", read=SessionInfo.model_validate)
+
+    @classmethod
+    def delete_session(cls, session_id: str) -> Call:
+        return cls("DELETE", f"/v1/sessions/{_seg(session_id)}")
+
+    @classmethod
+    def get_messages(cls, session_id: str) -> Call:
+        path = f"/v1/sessions/{_seg(session_id)}/messages"
+        return cls("GET", path, read=lambda a: a["messages"])
+
+    @classmethod
+    def context_card(cls, session_id: str) -> Call:
+        return cls("GET", f"/v1/sessions/{_seg(session_id)}/context_card")
+
+    # memory blocks ----------------------------------------------------------------------
+
+    @classmethod
+    def add_memory(cls, session_id: str, body: dict[str, Any]) -> Call:
+        path = f"/v1/sessions/{_seg(session_id)}/memory"
+        return cls("POST", path, body, read=MemoryBlock.model_validate)
+
+    @classmethod
+    def update_memory(cls, session_id: str, block_id: str, body: dict[str, Any]) -> Call:
+        path = f"/v1/sessions/{_seg(session_id)}/memory/{_seg(block_id)}"
+        return cls("PATCH", path, body, read=MemoryBlock.model_validate)
+
+    @classmethod
+    def get_memory(cls, session_id: str, block_id: str) -> Call:
+        path = f"/v1/sessions/{_seg(session_id)}/memory/{_seg(block_id)}"
+        return cls("GET", path, read=MemoryBlock.model_validate)
+
+    @classmethod
+    def list_memory(cls, session_id: str, limit: int, offset: int) -> Call:
+        path = f"/v1/sessions/{_seg(session_id)}/memory"
+        return cls(
+            "GET",
+            path,
+            params={"limit": limit, "offset": offset},
+            read=lambda a: [MemoryBlock.model_validate(b) for b in a["blocks"]],
+        )
+
+    # search -------------------------------------------------------------------------------
+
+    @classmethod
+    def search(cls, query: str, **options: Any) -> Call:
+        body = {"query": query, **{k: v for k, v in options.items() if v is not None}}
+        return cls(
+            "POST",
+            "/v1/search",
+            body,
+            read=lambda a: [SearchHit.model_validate(h) for h in a["results"]],
+        )
+
+
+def _none(answer: Any) -> None:
+    return None
+
+
+def memory_body(
+    messages: Sequence[ChatMessage | dict[str, Any]] | None,
+    facts: Sequence[str] | None,
+    prompt_id: str | None,
+    prompt_vid: int | None,
+    context_required: bool,
+    async_processing: bool,
+) -> dict[str, Any]:
+    """The body of an add-memory call."""
+    turns = [m.model_dump() if isinstance(m, ChatMessage) else dict(m) for m in (messages or [])]
+    body: dict[str, Any] = {
+        "messages": turns,
+        "facts": list(facts or []),
+        "context_required": context_required,
+        "async_processing": async_processing,
+    }
+    if prompt_id is not None:
+        body["prompt_id"] = prompt_id
+    if prompt_vid is not None:
+        body["prompt_vid"] = prompt_vid
+    return body

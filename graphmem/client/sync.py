@@ -1,0 +1,224 @@
+"""The synchronous client: :class:`AgentMemoryClient` and its :class:`Session`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from graphmem.client.calls import Call, memory_body
+from graphmem.client.errors import ApiError, error_from_response
+from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.registry_models import Prompt, PromptList, PromptVersionList
+
+__all__ = ["AgentMemoryClient", "Session", "read_answer"]
+
+
+def read_answer(call: Call, response: httpx.Response) -> Any:
+    """The call's result, or the error the answer carries."""
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        body = None
+    if response.status_code >= 400:
+        raise error_from_response(response.status_code, body)
+    return call.read(body)
+
+
+def _transport_error(exc: httpx.HTTPError) -> ApiError:
+    return ApiError(f"the memory service did not answer: {exc}", code="UNREACHABLE", status=0)
+
+
+class AgentMemoryClient:
+    """A client of the graphmem memory service (``graphmem serve``).
+
+    Args:
+        base_url: the service root, e.g. ``http://127.0.0.1:8000``.
+        api_key: an API key (``graphmem keys create``) or a bearer JWT.
+        timeout: seconds per request.
+    """
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float = 60.0) -> None:
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout,
+        )
+
+    def __enter__(self) -> AgentMemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _send(self, call: Call) -> Any:
+        try:
+            response = self._http.request(
+                call.method, call.path, json=call.json, params=call.params or None
+            )
+        except httpx.HTTPError as exc:
+            raise _transport_error(exc) from exc
+        return read_answer(call, response)
+
+    # prompt registry ----------------------------------------------------------------
+
+    def create_prompt(
+        self,
+        prompt_id: str,
+        prompt: str,
+        description: str,
+        annotations: Mapping[str, Any] | None = None,
+    ) -> Prompt:
+        """Register a prompt (version 0)."""
+        notes = None if annotations is None else dict(annotations)
+        result: Prompt = self._send(Call.create_prompt(prompt_id, prompt, description, notes))
+        return result
+
+    def update_prompt(
+        self,
+        prompt_id: str,
+        *,
+        prompt: str | None = None,
+        description: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
+    ) -> Prompt:
+        """New text adds a version; description and annotations are not versioned."""
+        call = Call.update_prompt(
+            prompt_id, prompt=prompt, description=description, annotations=annotations
+        )
+        result: Prompt = self._send(call)
+        return result
+
+    def get_prompt(self, prompt_id: str, vid: int | None = None) -> Prompt:
+        result: Prompt = self._send(Call.get_prompt(prompt_id, vid))
+        return result
+
+    def list_prompts(self, limit: int = 50, offset: int = 0) -> PromptList:
+        result: PromptList = self._send(Call.list_prompts(limit, offset))
+        return result
+
+    def list_prompt_versions(
+        self, prompt_id: str, limit: int = 50, offset: int = 0
+    ) -> PromptVersionList:
+        result: PromptVersionList = self._send(Call.list_prompt_versions(prompt_id, limit, offset))
+        return result
+
+    def archive_prompt(self, prompt_id: str, vid: int | str = "all") -> Prompt:
+        """Archive the whole prompt (``vid="all"``) or one version."""
+        result: Prompt = self._send(Call.archive_prompt(prompt_id, vid))
+        return result
+
+    def purge_prompt(self, prompt_id: str, vid: int | str = "all") -> None:
+        """Delete the whole prompt (``vid="all"``) or one version."""
+        self._send(Call.purge_prompt(prompt_id, vid))
+
+    # users and sessions ----------------------------------------------------------------
+
+    def create_user(
+        self,
+        user_id: str,
+        information: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        meta = None if metadata is None else dict(metadata)
+        result: dict[str, Any] = self._send(Call.create_user(user_id, information, meta))
+        return result
+
+    def get_user(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._send(Call.get_user(user_id))
+        return result
+
+    def create_session(
+        self,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Session:
+        meta = None if metadata is None else dict(metadata)
+        info = self._send(Call.create_session(user_id, session_id, agent_id, meta))
+        return Session(self, info)
+
+    def get_session(self, session_id: str) -> Session:
+        return Session(self, self._send(Call.get_session(session_id)))
+
+    def search(self, query: str, **options: Any) -> list[SearchHit]:
+        """Search memories (options: user_id, agent_id, session_id, record_types,
+        max_results, num_hops, strategy)."""
+        result: list[SearchHit] = self._send(Call.search(query, **options))
+        return result
+
+
+class Session:
+    """One session (a thread) of the service, from :meth:`AgentMemoryClient.create_session`."""
+
+    def __init__(self, client: AgentMemoryClient, info: SessionInfo) -> None:
+        self._client = client
+        self.info = info
+        self.session_id = info.session_id
+
+    def __repr__(self) -> str:
+        return f"Session({self.session_id!r})"
+
+    def add_memory(
+        self,
+        messages: Sequence[ChatMessage | dict[str, Any]] | None = None,
+        facts: Sequence[str] | None = None,
+        *,
+        prompt_id: str | None = None,
+        prompt_vid: int | None = None,
+        context_required: bool = True,
+        async_processing: bool = True,
+    ) -> MemoryBlock:
+        """Add a memory block; with ``async_processing=False`` it is processed first."""
+        body = memory_body(
+            messages, facts, prompt_id, prompt_vid, context_required, async_processing
+        )
+        result: MemoryBlock = self._client._send(Call.add_memory(self.session_id, body))
+        return result
+
+    def update_memory(
+        self,
+        block_id: str,
+        *,
+        prompt_id: str,
+        prompt_vid: int | None = None,
+        async_processing: bool = True,
+    ) -> MemoryBlock:
+        """Switch the block's prompt (``"default"`` clears it); it is processed again."""
+        body: dict[str, Any] = {"prompt_id": prompt_id, "async_processing": async_processing}
+        if prompt_vid is not None:
+            body["prompt_vid"] = prompt_vid
+        result: MemoryBlock = self._client._send(
+            Call.update_memory(self.session_id, block_id, body)
+        )
+        return result
+
+    def get_memory(self, block_id: str) -> MemoryBlock:
+        result: MemoryBlock = self._client._send(Call.get_memory(self.session_id, block_id))
+        return result
+
+    def list_memory(self, limit: int = 50, offset: int = 0) -> list[MemoryBlock]:
+        result: list[MemoryBlock] = self._client._send(
+            Call.list_memory(self.session_id, limit, offset)
+        )
+        return result
+
+    def get_messages(self) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._client._send(Call.get_messages(self.session_id))
+        return result
+
+    def get_context_card(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._client._send(Call.context_card(self.session_id))
+        return result
+
+    def search(self, query: str, **options: Any) -> list[SearchHit]:
+        return self._client.search(query, session_id=self.session_id, **options)
+
+    def delete(self) -> None:
+        self._client._send(Call.delete_session(self.session_id))

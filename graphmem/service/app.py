@@ -1,0 +1,105 @@
+"""The memory service's FastAPI application over one :class:`graphmem.GraphMemory`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request, Response
+
+from graphmem import __version__
+from graphmem.service import routes_memory, routes_prompts, routes_sessions
+from graphmem.service.blocks import BlockService
+from graphmem.service.config import ServiceConfig
+from graphmem.service.errors import error_response, install_error_handlers
+
+if TYPE_CHECKING:
+    from graphmem.ai.protocols import LlmProtocol
+    from graphmem.memory import GraphMemory
+
+__all__ = ["create_app"]
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _too_large(limit: int) -> Response:
+    return error_response(
+        "PAYLOAD_TOO_LARGE", f"the request body exceeds the limit of {limit} bytes", 413
+    )
+
+
+def _limit_body(app: FastAPI, limit: int) -> None:
+    """Refuse bodies over ``limit`` bytes (by Content-Length, then as they stream in),
+    and bodies that are not JSON."""
+
+    @app.middleware("http")
+    async def check_body(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        if request.method not in _BODY_METHODS:
+            return await call_next(request)
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            return _too_large(limit)
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                return _too_large(limit)
+        kind = request.headers.get("content-type", "application/json")
+        if body and not kind.split(";")[0].strip().lower().endswith("json"):
+            return error_response(
+                "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json", 415
+            )
+        request._body = body  # read once; the route reads it again from here
+        return await call_next(request)
+
+
+def create_app(
+    memory: GraphMemory,
+    *,
+    llm: LlmProtocol | None = None,
+    config: ServiceConfig | None = None,
+) -> FastAPI:
+    """The service over ``memory`` (which the caller opens and closes).
+
+    Args:
+        memory: the store to serve.
+        llm: the LLM of block summaries (and, later, extraction); None: no semantic
+            extraction, so a ``prompt_id`` is refused with ``PROMPT_EXTRACTION_DISABLED``.
+        config: credentials and limits (default :class:`ServiceConfig`).
+    """
+    settings = config or ServiceConfig()
+    blocks = BlockService(memory, llm)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.process_blocks:
+            blocks.start()
+        try:
+            yield
+        finally:
+            blocks.stop()
+
+    app = FastAPI(
+        title="graphmem memory service",
+        version=__version__,
+        description="Users, sessions, memory blocks, search, links, context cards and "
+        "the prompt registry over one graphmem store.",
+        lifespan=lifespan,
+    )
+    app.state.memory = memory
+    app.state.blocks = blocks
+    app.state.config = settings
+    install_error_handlers(app)
+    _limit_body(app, settings.max_body_bytes)
+
+    @app.get("/health", tags=["service"])
+    def health() -> dict[str, Any]:
+        """Liveness: answers without credentials."""
+        return {"status": "ok", "version": __version__}
+
+    for module in (routes_prompts, routes_sessions, routes_memory):
+        app.include_router(module.router)
+    return app

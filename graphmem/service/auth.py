@@ -1,0 +1,82 @@
+"""Who may call what: API keys (role ``read`` or ``admin``) and bearer JWTs whose
+``roles`` claim holds ``ams_admin`` or ``ams_ro``.
+
+No credential, or one that does not verify: 401. A verified caller without the
+role the endpoint needs: 403. ``read`` may get, list and search; ``admin`` may
+do everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jwt
+from fastapi import Request
+from starlette.exceptions import HTTPException
+
+from graphmem.service.keys import verify_key
+
+__all__ = ["ADMIN", "READ", "caller_role", "requires"]
+
+READ = "read"
+ADMIN = "admin"
+_JWT_ROLES = {"ams_admin": ADMIN, "ams_ro": READ}
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
+
+def _unauthenticated(message: str) -> HTTPException:
+    return HTTPException(401, message, headers=_CHALLENGE)
+
+
+def _jwt_role(request: Request, token: str) -> str | None:
+    config = request.app.state.config
+    if config.jwt_key is None:
+        raise _unauthenticated("the credential is not a valid API key")
+    try:
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            config.jwt_key,
+            algorithms=list(config.jwt_algorithms),
+            options={"verify_aud": False, "require": ["exp"]},
+        )
+    except jwt.PyJWTError as exc:
+        raise _unauthenticated(f"the bearer token does not verify: {exc}") from None
+    roles = claims.get("roles", [])
+    if isinstance(roles, str):
+        roles = [roles]
+    granted = {_JWT_ROLES[r] for r in roles if isinstance(r, str) and r in _JWT_ROLES}
+    if ADMIN in granted:
+        return ADMIN
+    return READ if READ in granted else None
+
+
+def caller_role(request: Request) -> str | None:
+    """The verified caller's role (None: verified but holding no service role).
+
+    Raises:
+        HTTPException: 401 without a credential or with one that does not verify.
+    """
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise _unauthenticated("send 'Authorization: Bearer <API key or token>'")
+    if token.startswith("gm_"):
+        role = verify_key(request.app.state.memory._store, token)
+        if role is None:
+            raise _unauthenticated("the API key is unknown or revoked")
+        return role
+    return _jwt_role(request, token)
+
+
+def requires(role: str) -> Callable[[Request], str]:
+    """A dependency that lets through callers holding ``role`` (admin holds both)."""
+
+    def check(request: Request) -> str:
+        found = caller_role(request)
+        if found is not None and found in (ADMIN, role):
+            return found
+        raise HTTPException(403, f"this operation needs the {role} role")
+
+    return check

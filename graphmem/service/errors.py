@@ -1,0 +1,110 @@
+"""Structured JSON errors: every failure answers ``{"code", "message", "status"}``.
+
+Library errors map to codes by class (the prompt registry's carry their own code
+and status); request errors (malformed JSON, wrong types, unknown fields, a body
+over the limit) are 4xx; anything unexpected is a 500 ``INTERNAL_ERROR`` whose
+message gives no internals.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from graphmem.errors import (
+    BackendError,
+    ConflictError,
+    GraphMemError,
+    InvalidArgumentError,
+    ModelError,
+    NotFoundError,
+)
+from graphmem.registry_errors import PromptError
+
+__all__ = ["ServiceError", "error_response", "install_error_handlers", "status_of"]
+
+_log = logging.getLogger("graphmem.service")
+
+_BY_CLASS: tuple[tuple[type[GraphMemError], str, int], ...] = (
+    (InvalidArgumentError, "INVALID_ARGUMENT", 400),
+    (NotFoundError, "NOT_FOUND", 404),
+    (ConflictError, "CONFLICT", 409),
+    (ModelError, "MODEL_ERROR", 502),
+    (BackendError, "BACKEND_ERROR", 503),
+)
+
+_HTTP_CODES = {
+    401: "UNAUTHENTICATED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+}
+
+
+class ServiceError(GraphMemError):
+    """An error the service raises itself, with its code and HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+def status_of(exc: GraphMemError) -> tuple[str, int]:
+    """The code and HTTP status of a library error."""
+    if isinstance(exc, PromptError | ServiceError):
+        return exc.code, exc.status
+    for cls, code, status in _BY_CLASS:
+        if isinstance(exc, cls):
+            return code, status
+    return "ERROR", 500
+
+
+def error_response(code: str, message: str, status: int, **headers: str) -> JSONResponse:
+    body = {"code": code, "message": message, "status": status}
+    return JSONResponse(body, status_code=status, headers=headers or None)
+
+
+def _validation_message(errors: list[Any]) -> tuple[str, str]:
+    first = errors[0] if errors else {}
+    kind = str(first.get("type", ""))
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
+    if kind == "json_invalid":
+        return "MALFORMED_BODY", f"the body is not valid JSON: {first.get('msg', '')}"
+    if kind == "extra_forbidden":
+        return "INVALID_ARGUMENT", f"{where}: unknown field"
+    return "INVALID_ARGUMENT", f"{where}: {first.get('msg', 'invalid value')}"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Answer every error as structured JSON."""
+
+    @app.exception_handler(GraphMemError)
+    async def _library(request: Request, exc: GraphMemError) -> JSONResponse:
+        code, status = status_of(exc)
+        if status >= 500:
+            _log.warning("%s %s failed: %s", request.method, request.url.path, exc)
+        return error_response(code, str(exc), status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        code, message = _validation_message(list(exc.errors()))
+        return error_response(code, message, 400)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
+        headers = dict(exc.headers or {})
+        return error_response(code, str(exc.detail), exc.status_code, **headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        _log.exception("%s %s failed", request.method, request.url.path)
+        return error_response("INTERNAL_ERROR", "the server failed to answer", 500)

@@ -1,0 +1,121 @@
+"""Users and sessions (threads), their messages and context cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from graphmem.core.validation import check_id
+from graphmem.errors import NotFoundError
+from graphmem.service.auth import ADMIN, READ, requires
+from graphmem.service.schemas import CreateSessionBody, CreateUserBody
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["users and sessions"])
+_read = [Depends(requires(READ))]
+_admin = [Depends(requires(ADMIN))]
+
+
+def _memory(request: Request) -> Any:
+    return request.app.state.memory
+
+
+def _user(request: Request, user_id: str) -> dict[str, Any]:
+    memory = _memory(request)
+    check_id("user_id", user_id)
+    with memory._store.transaction(write=False):
+        found = memory._store.get_profile("user", user_id)
+    if found is None:
+        raise NotFoundError(f"user_id: no user {user_id!r}")
+    return {"user_id": found.id, "information": found.information, "metadata": found.metadata}
+
+
+def _session(info: Any) -> dict[str, Any]:
+    data: dict[str, Any] = info.model_dump(mode="json")
+    data["session_id"] = data.pop("thread_id")
+    return data
+
+
+@router.post("/users", status_code=201, dependencies=_admin)
+def create_user(request: Request, body: CreateUserBody) -> dict[str, Any]:
+    """Record a user."""
+    _memory(request).add_user(body.user_id, body.information, metadata=body.metadata)
+    return _user(request, body.user_id)
+
+
+@router.get("/users", dependencies=_read)
+def list_users(request: Request, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    users = _memory(request).list_users(limit=limit, offset=offset)
+    items = [{"user_id": u.id, "information": u.information, "metadata": u.metadata} for u in users]
+    return {"users": items, "count": len(items), "limit": limit, "offset": offset}
+
+
+@router.get("/users/{user_id}", dependencies=_read)
+def get_user(request: Request, user_id: str) -> dict[str, Any]:
+    return _user(request, user_id)
+
+
+@router.delete("/users/{user_id}", dependencies=_admin)
+def delete_user(request: Request, user_id: str) -> dict[str, Any]:
+    """Forget a user with its sessions and records."""
+    return {"user_id": user_id, "deleted_records": _memory(request).delete_user(user_id)}
+
+
+@router.post("/sessions", status_code=201, dependencies=_admin)
+def create_session(request: Request, body: CreateSessionBody) -> dict[str, Any]:
+    """Open a session (a thread) of a recorded user."""
+    _user(request, body.user_id)
+    thread = _memory(request).create_thread(
+        body.session_id, user_id=body.user_id, agent_id=body.agent_id, metadata=body.metadata
+    )
+    return _session(thread.info())
+
+
+@router.get("/sessions", dependencies=_read)
+def list_sessions(
+    request: Request, user_id: str | None = None, limit: int = 100, offset: int = 0
+) -> dict[str, Any]:
+    infos = _memory(request).list_threads(user_id=user_id, limit=limit, offset=offset)
+    items = [_session(i) for i in infos]
+    return {"sessions": items, "count": len(items), "limit": limit, "offset": offset}
+
+
+@router.get("/sessions/{session_id}", dependencies=_read)
+def get_session(request: Request, session_id: str) -> dict[str, Any]:
+    return _session(_memory(request).get_thread(session_id).info())
+
+
+@router.delete("/sessions/{session_id}", dependencies=_admin)
+def delete_session(request: Request, session_id: str) -> dict[str, Any]:
+    deleted = _memory(request).delete_thread(session_id)
+    return {"session_id": session_id, "deleted_records": deleted}
+
+
+@router.get("/sessions/{session_id}/messages", dependencies=_read)
+def get_messages(
+    request: Request, session_id: str, start: int | None = None, end: int | None = None
+) -> dict[str, Any]:
+    messages = _memory(request).get_thread(session_id).get_messages(start, end)
+    return {"messages": [m.model_dump(mode="json") for m in messages], "count": len(messages)}
+
+
+@router.get("/sessions/{session_id}/context_card", dependencies=_read)
+def context_card(
+    request: Request,
+    session_id: str,
+    max_relevant_results: int | None = None,
+    recent_message_count: int = 5,
+) -> dict[str, Any]:
+    """The session's context card, as data and as prompt text (``content``)."""
+    card = (
+        _memory(request)
+        .get_thread(session_id)
+        .get_context_card(
+            max_relevant_results=max_relevant_results, recent_message_count=recent_message_count
+        )
+    )
+    data: dict[str, Any] = card.model_dump(mode="json")
+    data["content"] = card.content
+    return data

@@ -1,0 +1,95 @@
+"""The memory service part of the store protocol (:class:`~graphmem.stores.base.Store`).
+
+Plain reads and writes of two tables: API keys (a hash of each secret, never the
+secret) and memory blocks (one add-memory call of the service: its messages and
+facts, its prompt reference and its processing state). The rules are
+:mod:`graphmem.service`'s, which calls these methods inside
+:meth:`Store.transaction`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+__all__ = ["BLOCK_STATUSES", "ServiceStore", "StoredApiKey", "StoredBlock"]
+
+BLOCK_STATUSES = ("pending", "processing", "ready", "failed")
+
+
+@dataclass(frozen=True)
+class StoredApiKey:
+    """An API key row: ``key_hash`` is the hex SHA-256 of the secret."""
+
+    key_id: str
+    key_hash: str
+    role: str
+    label: str | None
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class StoredBlock:
+    """A memory block row. ``content`` is ``{"messages": [...], "facts": [...]}``."""
+
+    block_id: str
+    thread_id: str
+    status: str
+    content: dict[str, Any]
+    prompt_id: str | None
+    prompt_vid: int | None
+    resolved_vid: int | None
+    context_required: bool
+    summary: str | None
+    record_ids: list[str]
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+class ServiceStore(ABC):
+    """The memory service's methods every store implements."""
+
+    @abstractmethod
+    def insert_api_key(self, key: StoredApiKey) -> None:
+        """Insert; raises ConflictError when the id exists."""
+
+    @abstractmethod
+    def get_api_key(self, key_id: str) -> StoredApiKey | None:
+        """One key, or None."""
+
+    @abstractmethod
+    def list_api_keys(self) -> list[StoredApiKey]:
+        """Every key, oldest first."""
+
+    @abstractmethod
+    def revoke_api_key(self, key_id: str, revoked_at: datetime) -> bool:
+        """Mark a live key revoked; False when there is no live key of that id."""
+
+    @abstractmethod
+    def insert_block(self, block: StoredBlock) -> None:
+        """Insert; raises ConflictError when the id exists."""
+
+    @abstractmethod
+    def get_block(self, block_id: str) -> StoredBlock | None:
+        """One block, or None."""
+
+    @abstractmethod
+    def update_block(self, block: StoredBlock) -> None:
+        """Overwrite every field of the block but its id, thread and creation time."""
+
+    @abstractmethod
+    def list_blocks(self, thread_id: str, limit: int, offset: int) -> list[StoredBlock]:
+        """A thread's blocks, oldest first: ``limit`` after ``offset``."""
+
+    @abstractmethod
+    def count_blocks(self, thread_id: str) -> int:
+        """How many blocks a thread has."""
+
+    @abstractmethod
+    def unfinished_blocks(self, limit: int) -> list[StoredBlock]:
+        """Blocks still pending or processing, oldest first (at most ``limit``)."""

@@ -1,0 +1,114 @@
+"""A real ``graphmem serve`` subprocess on 127.0.0.1, with models from a ModelServer.
+
+The LLM answers thread summaries (JSON) and block summaries (text); a block summary
+names the prompt it was made under (``custom: <text>`` or ``base``), so tests can
+see which prompt version processing used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graphmem.testing import ModelServer
+
+MARK = "Custom instructions from the application:\n"
+
+
+def _chat_reply(body: dict[str, Any]) -> str:
+    if body.get("response_format"):
+        return json.dumps({"summary": "A support conversation.", "topics": ["support"]})
+    system = str(body["messages"][0]["content"])
+    return "custom: " + system.split(MARK, 1)[1] if MARK in system else "base"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "graphmem", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+
+
+@dataclass
+class Served:
+    url: str
+    db: Path
+    admin_key: str
+    read_key: str
+    models: ModelServer
+    process: subprocess.Popen[bytes]
+
+
+def start_server(db: Path, models: ModelServer | None, *extra: str) -> tuple[str, Any]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    if models is not None:
+        env |= {
+            "GRAPHMEM_LLM_MODEL": "chat-model",
+            "GRAPHMEM_LLM_API_BASE": models.url,
+            "GRAPHMEM_EMBEDDER_MODEL": "embed-model",
+            "GRAPHMEM_EMBEDDER_API_BASE": models.url,
+        }
+    command = [sys.executable, "-m", "graphmem", "serve", "--db", str(db), "--port", str(port)]
+    log = db.with_suffix(".log").open("wb")  # a file, so a chatty server never blocks
+    process = subprocess.Popen([*command, *extra], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    log.close()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"graphmem serve ended: {db.with_suffix('.log').read_text()}")
+        try:
+            if httpx.get(url + "/health", timeout=1).status_code == 200:
+                return url, process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.terminate()
+    raise RuntimeError("graphmem serve did not answer /health within 60 s")
+
+
+def stop_server(process: Any) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    db = tmp_path_factory.mktemp("served") / "service.db"
+    keys = []
+    for role in ("admin", "read"):
+        done = cli("keys", "create", "--db", str(db), "--role", role)
+        assert done.returncode == 0, done.stderr
+        keys.append(done.stdout.strip())
+    with ModelServer() as models:
+        models.add_rule(lambda body: True, _chat_reply)
+        url, process = start_server(db, models)
+        try:
+            yield Served(url, db, keys[0], keys[1], models, process)
+        finally:
+            stop_server(process)

@@ -1,0 +1,77 @@
+"""An in-process service (FastAPI's TestClient) for tests that need to hold blocks
+pending, swap models or count embedder calls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from fastapi.testclient import TestClient
+
+from graphmem import GraphMemory, HashingEmbedder
+from graphmem.errors import ModelError
+from graphmem.service import ServiceConfig, create_app
+from graphmem.service.keys import create_key
+
+MARK = "Custom instructions from the application:\n"
+
+
+class ScriptedLlm:
+    """Thread summaries as JSON; block summaries name their prompt; ``fail`` raises."""
+
+    def __init__(self) -> None:
+        self.fail = False
+        self.calls = 0
+
+    def chat(
+        self, messages: Sequence[Mapping[str, str]], *, json_schema: Mapping[str, Any] | None = None
+    ) -> str:
+        self.calls += 1
+        if self.fail:
+            raise ModelError("chat failed", status=503, provider_message="down")
+        if json_schema is not None:
+            return '{"summary": "A conversation.", "topics": ["support"]}'
+        system = messages[0]["content"]
+        return "custom: " + system.split(MARK, 1)[1] if MARK in system else "base"
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.texts += len(texts)
+        return super().embed(texts)
+
+
+class Service:
+    """A GraphMemory, its app, a TestClient and an admin and a read key."""
+
+    def __init__(self, *, llm: ScriptedLlm | None = None, **config: Any) -> None:
+        self.embedder = CountingEmbedder()
+        self.memory = GraphMemory(":memory:", embedder=self.embedder, llm=llm)
+        self.admin_key, _ = create_key(self.memory._store, "admin")
+        self.read_key, _ = create_key(self.memory._store, "read")
+        self.app = create_app(self.memory, llm=llm, config=ServiceConfig(**config))
+        self.blocks = self.app.state.blocks
+        self.http = TestClient(self.app, raise_server_exceptions=False)
+
+    def headers(self, key: str | None = None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key or self.admin_key}"}
+
+    def call(self, method: str, path: str, key: str | None = None, **kwargs: Any) -> Any:
+        return self.http.request(method, path, headers=self.headers(key), **kwargs)
+
+    def session(self, user_id: str = "u", session_id: str = "s") -> None:
+        assert self.call("POST", "/v1/users", json={"user_id": user_id}).status_code == 201
+        body = {"user_id": user_id, "session_id": session_id}
+        assert self.call("POST", "/v1/sessions", json=body).status_code == 201
+
+    def close(self) -> None:
+        self.http.close()
+        self.memory.close()
