@@ -85,6 +85,7 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__thread",
         "T_GRAPH__profile",
         "T_GRAPH__vector_log",
+        "T_GRAPH__job",
         "sqlite_sequence",  # SQLite's own, for the vector log's AUTOINCREMENT
     }
 

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.validation import SearchFilters
 from graphmem.models import MemoryRecord, RecordRelation
+from graphmem.stores.job_base import JobStore
 from graphmem.stores.registry_base import RegistryStore
 from graphmem.thread_models import Message, Profile, ThreadInfo
 
@@ -92,7 +93,7 @@ class NewLink:
     created_at: datetime
 
 
-class Store(RegistryStore, ABC):
+class Store(RegistryStore, JobStore, ABC):
     """What :class:`graphmem.GraphMemory` needs from a backend (the prompt registry's
     part: :class:`~graphmem.stores.registry_base.RegistryStore`)."""
 

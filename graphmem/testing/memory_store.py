@@ -26,6 +26,7 @@ from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory
+from graphmem.testing.memory_jobs import MemoryJobs
 from graphmem.testing.memory_registry import MemoryRegistry
 from graphmem.testing.memory_search import MemorySearch, model_filters
 from graphmem.testing.model import (
@@ -57,7 +58,7 @@ def _conflict(what: str) -> ConflictError:
     return ConflictError(f"the change violates a store constraint: {what}")
 
 
-class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
+class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads, MemoryJobs):
     """A store that lives in one Python process and is lost when it ends."""
 
     dialect = "memory"
@@ -73,6 +74,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
         self._depth = 0
         self._closed = False
         self._init_threads()
+        self._init_jobs()
 
     # transactions ---------------------------------------------------------------
 
@@ -88,6 +90,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
             self._embedder,
             self._registry_state(),
             self._thread_state(),
+            self._jobs_state(),
         )
 
     def _restore(self, state: tuple[Any, ...]) -> None:
@@ -96,6 +99,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryThreads):
         self._dim, self._embedder = state[5:7]
         self._restore_registry(state[7])
         self._restore_threads(state[8])
+        self._restore_jobs(state[9])
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

@@ -22,6 +22,7 @@ from graphmem.stores.base import NewMessage
 from graphmem.thread_models import Message, ThreadInfo
 from graphmem.threads import context
 from graphmem.threads.card_model import ContextCard
+from graphmem.threads.extraction import ThreadExtraction
 from graphmem.threads.messages import check_messages, slice_bounds
 from graphmem.threads.settings import ThreadSettings, check_concurrency
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Thread"]
 
 
-class Thread:
+class Thread(ThreadExtraction):
     """A live handle on one stored thread (from ``create_thread`` or ``get_thread``).
 
     The thread's settings are read from the store on every use, so handles on
@@ -51,6 +52,8 @@ class Thread:
         self._memory = memory
         self.thread_id = thread_id
         self.llm = llm
+        if llm is not None and llm is not memory.llm:
+            memory._thread_llms[thread_id] = llm  # for this thread's extraction jobs
         self.context_card_type_search_concurrency = check_concurrency(
             context_card_type_search_concurrency
         )
@@ -107,7 +110,11 @@ class Thread:
         ``context_summary_update_frequency`` new messages have come in (see
         :meth:`get_summary`); that step runs after the messages are stored, and
         an LLM failure there leaves the summary as it was (it is retried with
-        the next messages) and is reported as a warning.
+        the next messages) and is reported as a warning. When the thread's
+        extraction config asks for it (and an LLM is set), extraction jobs are
+        queued in the same transaction as the messages, one each time the
+        message count reaches a multiple of ``memory_extraction_frequency``;
+        they run in the background (see :meth:`wait_for_memory_extraction`).
 
         Raises:
             InvalidArgumentError: a malformed message (the message names its
@@ -145,6 +152,9 @@ class Thread:
                 for i, m in enumerate(checked)
             ]
             memory._store.insert_messages(new)
+            queued = memory._queue_for_messages(info, first, first + len(checked))
+        if queued:
+            memory._jobs.notify()
         context.refresh_summary(self)
         return [m.record_id for m in new]
 

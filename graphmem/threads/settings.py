@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from graphmem.core.validation import MAX_COUNT, check_flag, check_metadata
 from graphmem.errors import InvalidArgumentError
+from graphmem.extraction.config import MemoryExtractionConfig, check_extraction_config
 
 __all__ = [
     "DEFAULT_TYPE_SEARCH_CONCURRENCY",
@@ -26,19 +25,6 @@ __all__ = [
 
 DEFAULT_TYPE_SEARCH_CONCURRENCY = 5
 """Per-type context-card searches that may run at once on one handle."""
-
-
-class MemoryExtractionConfig(BaseModel):
-    """How memories are to be extracted from a thread's messages.
-
-    Stored with the thread as given; memory extraction itself comes in a later
-    version, which reads it. Unknown fields are kept, for that version.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    memory_extraction_custom_instructions: str | None = None
-    """Extra instructions for the extracting LLM (what to keep, as which type)."""
 
 
 def check_config(argument: str, value: object) -> dict[str, Any] | None:
@@ -89,17 +75,19 @@ class ThreadSettings:
     """The persisted settings of a thread.
 
     Attributes:
-        memory_extraction_config: stored as given (a JSON object) for memory
-            extraction, which a later version adds; nothing reads it yet.
+        memory_extraction_config: the fields of a
+            :class:`~graphmem.extraction.config.MemoryExtractionConfig` that the
+            thread sets (JSON); the others come from the client's config.
         search_config: a JSON object stored as given and handed to the search
             stages of the thread's searches and context cards.
         context_summary_update_frequency: rewrite the summary every this many new
             messages; ``-1``: once per ``add_messages`` call.
         enable_context_summary: ``False`` keeps the deterministic summary even
             when an LLM is set.
-        memory_extraction_window: stored for memory extraction (a later version).
-        memory_extraction_frequency: likewise.
-        memory_extraction_token_limit: likewise.
+        memory_extraction_window: overrides the extraction config's window
+            when not ``-1``.
+        memory_extraction_frequency: overrides its frequency when not ``-1``.
+        memory_extraction_token_limit: overrides its token limit when not 0.
         max_message_token_length: likewise.
         message_shortening_input_token_limit: likewise.
         context_card_token_limit: the largest summary prompt, in tokens (about 4
@@ -125,7 +113,9 @@ class ThreadSettings:
         for name, value in given.items():
             if value is None:
                 continue
-            if name in ("memory_extraction_config", "search_config"):
+            if name == "memory_extraction_config":
+                changes[name] = check_extraction_config(name, value)
+            elif name == "search_config":
                 changes[name] = check_config(name, value)
             elif name == "enable_context_summary":
                 changes[name] = check_flag(name, value)

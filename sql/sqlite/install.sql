@@ -442,7 +442,7 @@ CREATE INDEX IF NOT EXISTS graphmem_memory_search_ix
 -- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '4')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '5')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------
@@ -471,3 +471,31 @@ CREATE TABLE IF NOT EXISTS graphmem_prompt_version (
     created_at  TEXT NOT NULL,
     PRIMARY KEY (prompt_id, vid)
 ) WITHOUT ROWID;
+
+-- extraction jobs ---------------------------------------------------------------
+-- Schema version 5: durable memory-extraction jobs (graphmem.extraction). A job
+-- moves queued -> running -> done | failed; a failed attempt with attempts left
+-- goes back to queued with not_before pushed back. owner and lease_until name
+-- the process holding a running job: a job whose owner died, or whose lease ran
+-- out, is queued again. Times are format_time text (fixed width, sorts as time).
+CREATE TABLE IF NOT EXISTS graphmem_job (
+    job_id      TEXT PRIMARY KEY CHECK (length(job_id) BETWEEN 1 AND 128),
+    kind        TEXT NOT NULL,
+    thread_id   TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    attempts    INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    failures    INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+    owner       TEXT,
+    lease_until TEXT,
+    not_before  TEXT NOT NULL,
+    last_error  TEXT,
+    payload     TEXT NOT NULL CHECK (json_valid(payload)),
+    result      TEXT CHECK (result IS NULL OR json_valid(result)),
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+
+-- The next queued job (next-job) and a thread's jobs (list-jobs, thread-job-counts).
+CREATE INDEX IF NOT EXISTS graphmem_job_queue_ix ON graphmem_job (status, not_before, created_at);
+CREATE INDEX IF NOT EXISTS graphmem_job_thread_ix ON graphmem_job (thread_id, status);
+-- End of schema version 5, extraction jobs.
