@@ -7,8 +7,9 @@ record, ``DURING_EXTRACTION`` up to :data:`MAX_LINK_CANDIDATES` near the
 messages; both stop at :data:`MAX_LINK_CANDIDATES`.
 
 A proposal becomes a link only if it passes what ``link_records`` checks, at
-write time inside the writing transaction: a known source among the new
-records and a known, still stored target; a built-in relation type; no self
+write time inside the writing transaction: both ends among the records shown
+to the LLM (the new ones and the candidates) and still stored; a built-in
+relation type; no self
 link; no stored link with the same pair and type in either orientation; and no
 earlier proposal of the same batch with that pair and type. Anything else is
 dropped and counted.
@@ -116,7 +117,7 @@ def checked_links(
     links: list[NewLink] = []
     seen: set[tuple[str, str, str]] = set()
     for index, proposal in enumerate(proposals):
-        source, target = new.get(proposal.source), targets.get(proposal.target)
+        source, target = targets.get(proposal.source), targets.get(proposal.target)
         rtype = proposal.relation_type
         if source is None or target is None or source == target or rtype not in LINK_TYPES:
             continue
