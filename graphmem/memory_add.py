@@ -20,6 +20,7 @@ from graphmem.core.validation import SearchFilters, check_flag, check_id
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
 from graphmem.extraction.linking import LinkPlan, ask_links, checked_links
 from graphmem.extraction.models import ExtractedRecord
+from graphmem.extraction.prompting import LINK_TYPES
 from graphmem.link_writes import LinkWrites
 from graphmem.memory_writes import MemoryWrites
 from graphmem.stores.base import NewLink, NewMemory
@@ -77,7 +78,8 @@ class MemoryAdds(MemoryWrites, LinkWrites):
             memory_id_to_link: write the link ``new memory -> memory_id_to_link``
                 of ``link_type`` in the same transaction as the memory.
             link_type: the relation type of that link (required with
-                ``memory_id_to_link``), e.g. ``"supersedes"``.
+                ``memory_id_to_link``): ``supersedes``, ``refines``,
+                ``duplicates``, ``supports`` or ``contradicts``.
             link_id: its relation id (generated when None).
             link_timestamp: its timestamp.
             link_metadata: its metadata.
@@ -162,8 +164,12 @@ class MemoryAdds(MemoryWrites, LinkWrites):
                 )
             return None
         target = check_id("memory_id_to_link", memory_id_to_link)
-        if link_type is None:
-            raise InvalidArgumentError("link_type", "is required with memory_id_to_link")
+        if link_type not in LINK_TYPES:
+            raise InvalidArgumentError(
+                "link_type",
+                f"is required with memory_id_to_link, one of {', '.join(sorted(LINK_TYPES))}; "
+                f"got {link_type!r} (link_records takes custom types)",
+            )
         try:
             link, _, _ = self._new_link(
                 memory.record_id,

@@ -182,12 +182,17 @@ def parse_records(reply: object, window: int) -> tuple[list[ExtractedRecord], in
     return kept[:MAX_RECORDS_PER_EXTRACTION], dropped
 
 
-def parse_links(reply: object, what: str) -> tuple[list[LinkProposal], int]:
-    """The well-formed link proposals of a reply and how many were malformed.
+def parse_links(
+    reply: object, what: str, *, optional: bool = False
+) -> tuple[list[LinkProposal], int]:
+    """The well-formed link proposals of a reply and how many were malformed
+    (``optional``: a reply without ``links`` proposes none).
 
     Raises:
         ModelError: the reply is not JSON with a ``links`` list.
     """
+    if optional and '"links"' not in str(reply):
+        return [], 0
     items = _load(what, reply, "links")
     kept: list[LinkProposal] = []
     for item in items:

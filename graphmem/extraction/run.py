@@ -203,7 +203,7 @@ def plan_extraction(
     vectors = memory._embed([r.content for r in records]) if records else _EMPTY
     links = LinkPlan()
     if during and candidates is not None:
-        proposals, malformed = parse_links(reply, "extraction")
+        proposals, malformed = parse_links(reply, "extraction", optional=True)
         links = LinkPlan(candidates, tuple(proposals), malformed, 0)
     elif mode is MemoryLinkExtractionMode.POST_EXTRACTION:
         links = ask_links(
