@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -147,7 +148,15 @@ class ExtractionOperations(StoreHandle):
         thread and the count, so queuing twice is harmless."""
         if self.llm is None and info.thread_id not in self._thread_llms:
             return 0
-        config = self._thread_config(info)
+        try:
+            config = self._thread_config(info)
+        except InvalidArgumentError as error:  # a config stored by an older version
+            warnings.warn(
+                f"thread {info.thread_id!r}: no extraction queued ({error})",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return 0
         if not config.extract_memories:
             return 0
         every = config.memory_extraction_frequency

@@ -39,10 +39,11 @@ class ThreadExtraction:
     thread_id: str
     llm: LlmProtocol | None
 
-    if TYPE_CHECKING:
+    @property
+    def _pool(self) -> WorkerPool:
+        return self._memory._pool
 
-        @property
-        def _pool(self) -> WorkerPool: ...
+    if TYPE_CHECKING:
 
         def info(self) -> ThreadInfo: ...
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem.asyncpool import WorkerPool, async_twin
+from graphmem.asyncpool import async_twin
 from graphmem.core.validation import (
     check_content,
     check_id,
@@ -58,10 +58,6 @@ class Thread(ThreadExtraction):
             context_card_type_search_concurrency
         )
 
-    @property
-    def _pool(self) -> WorkerPool:
-        return self._memory._pool
-
     def __repr__(self) -> str:
         return f"Thread({self.thread_id!r})"
 
@@ -110,11 +106,8 @@ class Thread(ThreadExtraction):
         ``context_summary_update_frequency`` new messages have come in (see
         :meth:`get_summary`); that step runs after the messages are stored, and
         an LLM failure there leaves the summary as it was (it is retried with
-        the next messages) and is reported as a warning. When the thread's
-        extraction config asks for it (and an LLM is set), extraction jobs are
-        queued in the same transaction as the messages, one each time the
-        message count reaches a multiple of ``memory_extraction_frequency``;
-        they run in the background (see :meth:`wait_for_memory_extraction`).
+        the next messages) and is reported as a warning. With an LLM, memory
+        extraction jobs are queued with the messages (docs/guide/extraction.md).
 
         Raises:
             InvalidArgumentError: a malformed message (the message names its
