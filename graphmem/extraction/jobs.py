@@ -87,6 +87,7 @@ class JobRunner:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._recovered_at = 0.0
+        self._claimed = False  # close() has jobs to give back only if one was claimed
 
     # running jobs ---------------------------------------------------------------
 
@@ -134,6 +135,7 @@ class JobRunner:
             )
         if job is None:
             return False
+        self._claimed = True
         self._execute(job)
         return True
 
@@ -202,6 +204,8 @@ class JobRunner:
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         _LIVE.discard(self.owner)
+        if not self._claimed:
+            return
         try:
             store = self._memory._store
             with store.transaction():
