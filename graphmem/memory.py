@@ -73,9 +73,11 @@ class GraphMemory(
             so that no two stores share a name. An SQL identifier, so
             case-insensitive: ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
-        llm: the default LLM of threads (summary and topics): any object with
+        llm: the default LLM of threads (summary and topics, memory extraction)
+            and of ``add_memory(autonomous_linking=True)``: any object with
             ``chat(messages, json_schema=...)``, such as :class:`graphmem.Llm`;
-            None: threads use the deterministic summary unless given one.
+            None: threads use the deterministic summary and extract nothing
+            unless given one.
         clock: returns the current UTC time (tests pin it to check expiry).
         search_config: how searches keep, rerank, prune and budget their results
             (:class:`TopKMemorySearchConfig` or :class:`PruningMemorySearchConfig`;
