@@ -155,6 +155,14 @@ def _load(what: str, reply: object, key: str) -> list[Any]:
     return items
 
 
+def _has_key(reply: object, key: str) -> bool:
+    try:
+        data = json.loads(strip_json_fences(str(reply)))
+    except ValueError:
+        return True  # let _load report the reply
+    return not isinstance(data, Mapping) or key in data
+
+
 def _record(item: object, window: int) -> ExtractedRecord | None:
     if not isinstance(item, Mapping):
         return None
@@ -191,7 +199,7 @@ def parse_links(
     Raises:
         ModelError: the reply is not JSON with a ``links`` list.
     """
-    if optional and '"links"' not in str(reply):
+    if optional and not _has_key(reply, "links"):
         return [], 0
     items = _load(what, reply, "links")
     kept: list[LinkProposal] = []
