@@ -90,6 +90,17 @@ class ExtractionOperations(StoreHandle):
             _check_count("extraction_max_attempts", max_attempts, 1, 100),
         )
 
+    def _resume_jobs(self) -> None:
+        """At open: with workers and an LLM, start the workers when jobs are left
+        queued or running (a running one whose process died is claimed again)."""
+        if not self._jobs.workers or self.llm is None:
+            return
+        store = self._store
+        with store.transaction(write=False):
+            left = store.list_jobs(None, "queued", 1, 0) or store.list_jobs(None, "running", 1, 0)
+        if left:
+            self._jobs.notify()
+
     @property
     def memory_extraction_config(self) -> MemoryExtractionConfig:
         """The client-level extraction config (threads and calls override fields of it)."""

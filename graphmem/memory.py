@@ -147,6 +147,7 @@ class GraphMemory(
         self._init_extraction(memory_extraction_config, extraction_workers, extraction_max_attempts)
         self._open = open_store(connection, prefix, schema_policy)
         self._pool = WorkerPool()
+        self._resume_jobs()
 
     @property
     def search_config(self) -> TopKMemorySearchConfig:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -187,6 +188,26 @@ def test_jobs_left_running_are_claimed_again_on_open(
         assert [m.content for m in mem.list_memories()] == ["The user likes tea."]
 
 
+def test_jobs_left_behind_run_on_open_without_being_asked(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "o.db"
+    with memory(server, path, extraction_workers=0) as mem:
+        job_id = _stuck_job(mem, f"{job_module._HOST}:{_dead_pid()}:gone", 600.0)
+        queued = mem.get_thread("t").schedule_extraction(
+            config={"memory_link_extraction_mode": "DISABLED"}
+        )
+    server.add_rule(EXTRACT_MARK, reply(records(("fact", "The user likes tea."))))
+    with memory(server, path, extraction_workers=1) as mem:
+        for _ in range(1000):  # nobody calls wait or run_jobs: the workers started at open
+            if {mem.get_job(j).status for j in (job_id, queued)} == {"done"}:
+                break
+            time.sleep(0.01)
+        assert {mem.get_job(j).status for j in (job_id, queued)} == {"done"}, [
+            mem.get_job(j).last_error for j in (job_id, queued)
+        ]
+
+
 def test_jobs_of_a_live_owner_elsewhere_are_left_alone(server: ModelServer) -> None:
     with memory(server, extraction_workers=0) as mem:
         job_id = _stuck_job(mem, "other-host:1:live", 600.0)
@@ -208,8 +229,6 @@ def test_jobs_close_gives_unfinished_jobs_back(
     for _ in range(200):
         if mem.list_jobs(status="running"):
             break
-        import time
-
         time.sleep(0.01)
     mem.close()
     with memory(server, path, extraction_workers=0) as again:
