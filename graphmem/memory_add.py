@@ -125,17 +125,18 @@ class MemoryAdds(MemoryWrites, LinkWrites):
             self._insert([memory], vectors, batch=False, if_exists=policy)
             if explicit is not None:
                 self._write_explicit(explicit)
-            links, _ = checked_links(
-                self._store,
-                {"new-0": memory.record_id},
-                plan.candidates,
-                plan.proposals,
-                id_prefix=f"{uuid.uuid4()}-l",
-                now=self._clock(),
-                metadata={},
-            )
-            for link in links:
-                self._store.insert_link(link)
+            if plan.proposals:
+                links, _ = checked_links(
+                    self._store,
+                    {"new-0": memory.record_id},
+                    plan.candidates,
+                    plan.proposals,
+                    id_prefix=f"{uuid.uuid4()}-l",
+                    now=self._clock(),
+                    metadata={},
+                )
+                for link in links:
+                    self._store.insert_link(link)
         return memory.record_id
 
     def _linking_llm(self, wanted: bool) -> LlmProtocol | None:
