@@ -11,6 +11,8 @@ __all__ = [
     "BackendError",
     "ClosedError",
     "ConflictError",
+    "ExtractionError",
+    "ExtractionTimeoutError",
     "GraphMemError",
     "InvalidArgumentError",
     "ModelError",
@@ -91,3 +93,20 @@ class ModelError(GraphMemError):
         super().__init__(message)
         self.status = status
         self.provider_message = provider_message
+
+
+class ExtractionError(GraphMemError):
+    """Memory extraction jobs failed (their records were not written).
+
+    Attributes:
+        job_ids: the failed jobs; ``GraphMemory.list_jobs(status="failed")``
+            lists them with their last error, ``retry_job`` queues one again.
+    """
+
+    def __init__(self, message: str, *, job_ids: list[str]) -> None:
+        super().__init__(message)
+        self.job_ids = job_ids
+
+
+class ExtractionTimeoutError(GraphMemError, TimeoutError):
+    """Waiting for memory extraction jobs took longer than the timeout given."""

@@ -24,9 +24,11 @@ from graphmem.core.validation import (
     validate_identifier,
 )
 from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.extraction.config import MemoryExtractionConfig
+from graphmem.extraction_ops import ExtractionOperations
 from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
-from graphmem.memory_writes import MemoryWrites
+from graphmem.memory_add import MemoryAdds
 from graphmem.models import MemoryRecord, SchemaPolicy
 from graphmem.profiles import ProfileOperations
 from graphmem.registry import RegistryOperations
@@ -35,14 +37,17 @@ from graphmem.search.operations import SearchOperations, client_search_config
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
 from graphmem.thread_ops import ThreadOperations, check_llm
-from graphmem.upsert import check_if_exists
 
-__all__ = ["GraphMemory"]
+__all__ = ["CLOSE_TIMEOUT", "GraphMemory"]
+
+CLOSE_TIMEOUT = 30.0
+"""Seconds ``close()`` lets running extraction jobs finish."""
 
 
 class GraphMemory(
     LinkOperations,
-    MemoryWrites,
+    MemoryAdds,
+    ExtractionOperations,
     SearchOperations,
     GraphOperations,
     RegistryOperations,
@@ -68,9 +73,11 @@ class GraphMemory(
             so that no two stores share a name. An SQL identifier, so
             case-insensitive: ``"abc"`` and ``"ABC"`` name the same store.
         schema_policy: ``CREATE_IF_NECESSARY`` (default) or ``REQUIRE_EXISTING``.
-        llm: the default LLM of threads (summary and topics): any object with
+        llm: the default LLM of threads (summary and topics, memory extraction)
+            and of ``add_memory(autonomous_linking=True)``: any object with
             ``chat(messages, json_schema=...)``, such as :class:`graphmem.Llm`;
-            None: threads use the deterministic summary unless given one.
+            None: threads use the deterministic summary and extract nothing
+            unless given one.
         clock: returns the current UTC time (tests pin it to check expiry).
         search_config: how searches keep, rerank, prune and budget their results
             (:class:`TopKMemorySearchConfig` or :class:`PruningMemorySearchConfig`;
@@ -83,6 +90,13 @@ class GraphMemory(
         token_counter: ``f(text) -> int``, how token budgets measure a formatted
             result (default :func:`graphmem.core.budget.estimate_tokens`, one token
             per four characters, no download).
+        memory_extraction_config: how threads extract memories from their
+            messages (:class:`MemoryExtractionConfig`; a thread's config and a
+            call's override the fields they set). Extraction needs ``llm``.
+        extraction_workers: background threads running extraction jobs (0..32);
+            0: jobs run only in ``run_jobs`` and ``wait_for_memory_extraction``.
+        extraction_max_attempts: a job failing this many times is ``failed``
+            (1..100); the attempts before are retried with a growing backoff.
 
     A handle is a context manager; after :meth:`close` every method raises
     :class:`ClosedError`.
@@ -112,6 +126,9 @@ class GraphMemory(
         search_config: TopKMemorySearchConfig | None = None,
         pruner_llm: object = None,
         token_counter: Callable[[str], int] | None = None,
+        memory_extraction_config: MemoryExtractionConfig | None = None,
+        extraction_workers: int = 2,
+        extraction_max_attempts: int = 3,
     ) -> None:
         prefix = validate_identifier(
             "memory_store_id", DEFAULT_PREFIX if memory_store_id is None else memory_store_id
@@ -127,8 +144,10 @@ class GraphMemory(
         if token_counter is not None and not callable(token_counter):
             raise InvalidArgumentError("token_counter", "must be a callable f(text) -> int")
         self._token_counter = token_counter or estimate_tokens
+        self._init_extraction(memory_extraction_config, extraction_workers, extraction_max_attempts)
         self._open = open_store(connection, prefix, schema_policy)
         self._pool = WorkerPool()
+        self._resume_jobs()
 
     @property
     def search_config(self) -> TopKMemorySearchConfig:
@@ -138,7 +157,11 @@ class GraphMemory(
     # lifecycle of the object --------------------------------------------------
 
     def close(self) -> None:
-        """Wait for running async calls, then close the store's connection (idempotent)."""
+        """Let running extraction jobs finish (up to 30 s; the unfinished ones go back
+        to the queue, for the next open), wait for running async calls, then close
+        the store's connection (idempotent). Queued jobs stay queued."""
+        if self._open is not None:
+            self._jobs.stop(CLOSE_TIMEOUT)
         self._pool.shutdown()
         super().close()
 
@@ -159,83 +182,6 @@ class GraphMemory(
         await self.close_async()
 
     # memories -------------------------------------------------------------------
-
-    def add_memory(
-        self,
-        content: str,
-        *,
-        memory_id: str | None = None,
-        memory_type: str = "memory",
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        thread_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        timestamp: datetime | str | None = None,
-        ttl_days: float | None = None,
-        if_exists: str = "error",
-    ) -> str:
-        """Store a memory and return its id.
-
-        Args:
-            content: the text; embedded for search.
-            memory_id: caller-chosen id (at most 128 characters); generated when None.
-            memory_type: ``memory``, ``fact``, ``preference`` or ``guideline``.
-            user_id: scope: the user the memory belongs to.
-            agent_id: scope: the agent.
-            thread_id: scope: the thread it came from.
-            metadata: JSON object stored with the memory.
-            timestamp: when it happened (defaults to the creation time when shown).
-            ttl_days: expire after this many days; search and list_memories leave expired
-                memories out (get_memory still finds them by id).
-            if_exists: when ``memory_id`` is stored already: ``"error"`` raises,
-                ``"skip"`` keeps the stored memory, ``"replace"`` deletes it with its
-                links and stores this one (``update_memory`` keeps the links).
-
-        Raises:
-            InvalidArgumentError: a bad argument (named in the message), or an
-                embedder output that is not one finite vector.
-            ConflictError: ``memory_id`` already exists and ``if_exists="error"``.
-            SchemaError: the store holds vectors of another embedder.
-        """
-        self._check_open()
-        policy = check_if_exists(if_exists)
-        memory = self._new_memory(
-            content,
-            memory_id=memory_id,
-            memory_type=memory_type,
-            user_id=user_id,
-            agent_id=agent_id,
-            thread_id=thread_id,
-            metadata=metadata,
-            timestamp=timestamp,
-            ttl_days=ttl_days,
-        )
-        self._insert([memory], self._embed([memory.content]), batch=False, if_exists=policy)
-        return memory.record_id
-
-    def add_memories(
-        self, memories: Iterable[Mapping[str, Any]], *, if_exists: str = "error"
-    ) -> list[str]:
-        """Store many memories in one transaction; returns their ids in order.
-
-        Each item holds the keyword arguments of :meth:`add_memory` (``content``
-        required). Texts are embedded in batches. All or nothing: one bad item or
-        one duplicate id rejects the whole call. ``if_exists`` applies to every
-        item as in :meth:`add_memory`.
-
-        Raises:
-            InvalidArgumentError: a bad item (the message names its index), or an
-                embedder output that is not one finite vector per text.
-            ConflictError: an id exists already (``if_exists="error"``) or twice in
-                the batch.
-            SchemaError: the store holds vectors of another embedder.
-        """
-        self._check_open()
-        policy = check_if_exists(if_exists)
-        new = self._new_memories(memories)
-        if new:
-            self._insert(new, self._embed([m.content for m in new]), batch=True, if_exists=policy)
-        return [m.record_id for m in new]
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
         """The memory with this id, with ``invalidated_by`` when it is invalid.
@@ -342,8 +288,8 @@ class GraphMemory(
 
     # async twins: the methods above, awaited on the worker pool (graphmem.asyncpool)
 
-    add_memory_async = async_twin(add_memory)
-    add_memories_async = async_twin(add_memories)
+    add_memory_async = async_twin(MemoryAdds.add_memory)
+    add_memories_async = async_twin(MemoryAdds.add_memories)
     get_memory_async = async_twin(get_memory)
     list_memories_async = async_twin(list_memories)
     update_memory_async = async_twin(update_memory)
@@ -382,3 +328,7 @@ class GraphMemory(
     add_agent_async = async_twin(ProfileOperations.add_agent)
     list_agents_async = async_twin(ProfileOperations.list_agents)
     delete_agent_async = async_twin(ProfileOperations.delete_agent)
+    list_jobs_async = async_twin(ExtractionOperations.list_jobs)
+    get_job_async = async_twin(ExtractionOperations.get_job)
+    retry_job_async = async_twin(ExtractionOperations.retry_job)
+    run_jobs_async = async_twin(ExtractionOperations.run_jobs)

@@ -66,6 +66,10 @@ CALLS: dict[str, Call] = {
     "add_agent": lambda m: m.add_agent("g2"),
     "list_agents": lambda m: m.list_agents(),
     "delete_agent": lambda m: m.delete_agent("g"),
+    "list_jobs": lambda m: m.list_jobs(),
+    "get_job": lambda m: m.get_job("j"),
+    "retry_job": lambda m: m.retry_job("j"),
+    "run_jobs": lambda m: m.run_jobs(),
 }
 # The same calls with a bad argument: a closed handle says so before checking arguments.
 BAD_CALLS: dict[str, Call] = {
@@ -109,6 +113,10 @@ BAD_CALLS: dict[str, Call] = {
     "add_agent": lambda m: m.add_agent(""),
     "list_agents": lambda m: m.list_agents(offset=-1),
     "delete_agent": lambda m: m.delete_agent(""),
+    "list_jobs": lambda m: m.list_jobs(status="bogus"),
+    "get_job": lambda m: m.get_job(""),
+    "retry_job": lambda m: m.retry_job(""),
+    "run_jobs": lambda m: m.run_jobs(max_jobs=0),
 }
 
 

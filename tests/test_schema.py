@@ -252,6 +252,7 @@ def test_schema_older_version_with_require_existing_raises(db_path: Path) -> Non
 # -- version 4: messages in the memory table ------------------------------------------
 
 _V3_DUMP = Path(__file__).parent / "data" / "store_v3.sql"
+_V4_DUMP = Path(__file__).parent / "data" / "store_v4_jobs.sql"
 
 
 def _objects(path: Path) -> set[tuple[str, str]]:
@@ -291,7 +292,7 @@ def test_schema_v3_store_is_upgraded_to_hold_messages(tmp_path: Path) -> None:
     try:
         assert conn.execute(
             "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        ).fetchone() == ("5",)
+        ).fetchone() == (SCHEMA_VERSION,)
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
             conn.execute(
@@ -310,3 +311,30 @@ def test_schema_upgrade_turns_foreign_keys_back_on(tmp_path: Path) -> None:
     with GraphMemory(old, embedder=HashingEmbedder(dim=8)) as memory:
         store = memory._store
         assert store._conn.execute("PRAGMA foreign_keys").fetchone() == (1,)  # type: ignore[attr-defined]
+
+
+def test_schema_v4_store_is_upgraded_to_hold_extraction_jobs(tmp_path: Path) -> None:
+    old = tmp_path / "v4.db"
+    conn = sqlite3.connect(old)
+    conn.executescript(_V4_DUMP.read_text(encoding="utf-8"))
+    conn.close()
+    with GraphMemory(old, embedder=HashingEmbedder(dim=8)) as memory:
+        assert memory.get_memory("old").status == "invalid"
+        assert {link.id for link in memory.list_record_links()} == {"r1"}
+        thread = memory.get_thread("t")
+        assert [m.content for m in thread.get_messages()] == ["I like tea."]
+        stored = thread.settings.memory_extraction_config
+        assert stored == {"memory_extraction_custom_instructions": "Keep food preferences."}
+        assert memory.resolve_prompt("p").prompt == "Extract dates."
+        assert memory.list_jobs() == []
+    fresh = tmp_path / "fresh.db"
+    GraphMemory(fresh).close()
+    assert _objects(old) == _objects(fresh)
+    conn = sqlite3.connect(old)
+    try:
+        version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+        assert conn.execute(version).fetchone() == ("5",)
+        assert conn.execute("SELECT COUNT(*) FROM graphmem_job").fetchone() == (0,)
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()

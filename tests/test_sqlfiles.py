@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 import sqlglot
 
-from graphmem import GraphMemory, InvalidArgumentError, SchemaPolicy
+from graphmem import GraphMemory, InvalidArgumentError, ModelError, SchemaPolicy
 from graphmem.core.validation import SearchFilters
 from graphmem.sqlfiles import (
     Statement,
@@ -284,6 +285,42 @@ def _service_workload(store: GraphMemory) -> None:
     store.delete_thread("s")
 
 
+class _FlakyLlm:
+    """Fails its first extraction, then extracts one fact (no network)."""
+
+    model = "flaky"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def chat(self, messages: object, *, json_schema: object = None) -> str:
+        self.calls += 1
+        if self.calls == 1:
+            raise ModelError("scripted failure", status=500, provider_message="down")
+        record = {"record_type": "fact", "content": "The user drinks tea.", "source_messages": [1]}
+        return json.dumps({"records": [record]})
+
+
+def _job_workload(path: Path, store_id: str) -> None:
+    with GraphMemory(
+        path,
+        memory_store_id=store_id,
+        llm=_FlakyLlm(),
+        extraction_workers=0,
+        extraction_max_attempts=1,
+    ) as memory:
+        config = {"memory_extraction_frequency": 1, "memory_link_extraction_mode": "DISABLED"}
+        thread = memory.create_thread(
+            "tj", user_id="u3", memory_extraction_config=config, enable_context_summary=False
+        )
+        thread.add_messages([{"role": "user", "content": "I drink tea."}])
+        assert memory.run_jobs() == 1
+        (failed,) = memory.list_jobs(status="failed")
+        memory.retry_job(failed.job_id)
+        thread.wait_for_memory_extraction(timeout=30)
+        assert memory.get_job(failed.job_id).status == "done"
+
+
 def _search_without_vector_cache(path: Path, store_id: str) -> None:
     store = SqliteStore(path, store_id, vector_cache=False)
     try:
@@ -296,6 +333,7 @@ def _search_without_vector_cache(path: Path, store_id: str) -> None:
 def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: list[str]) -> None:
     with GraphMemory(tmp_path / "w.db") as store:
         _workload(store)
+    _job_workload(tmp_path / "w.db", "graphmem")
     _search_without_vector_cache(tmp_path / "w.db", "graphmem")
     with GraphMemory(tmp_path / "w.db", schema_policy=SchemaPolicy.REQUIRE_EXISTING) as store:
         store.list_memories()
@@ -308,6 +346,7 @@ def test_every_sqlite_statement_called_with_prefix(tmp_path: Path, calls: list[s
     with GraphMemory(tmp_path / "w.db", memory_store_id="Other_Store") as store:
         _workload(store)
         assert [m.id for m in store.list_memories()] == ["a", "b", "c"]
+    _job_workload(tmp_path / "w.db", "Other_Store")
     _search_without_vector_cache(tmp_path / "w.db", "Other_Store")
     assert set(load_statements("sqlite")) - set(calls) == set()
 

@@ -87,6 +87,7 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__vector_log",
         "T_GRAPH__api_key",
         "T_GRAPH__memory_block",
+        "T_GRAPH__job",
         "sqlite_sequence",  # SQLite's own, for the vector log's AUTOINCREMENT
     }
 

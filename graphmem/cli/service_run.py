@@ -23,6 +23,7 @@ def run_server(
         raise UserError(
             f"the memory service needs the 'service' extra: pip install 'graphmem[service]' ({exc})"
         ) from None
+    from graphmem.extraction.config import MemoryExtractionConfig
     from graphmem.memory import GraphMemory
 
     def opt(name: str) -> str | None:
@@ -47,7 +48,15 @@ def run_server(
         jwt_algorithms=(str(options.get("jwt_algorithm") or "HS256"),),
         max_body_bytes=int(str(options.get("max_body_bytes") or 1_048_576)),
     )
-    memory = GraphMemory(db, embedder=embedder, memory_store_id=store, llm=llm)
+    # Blocks are the service's unit of extraction (each block's messages, once):
+    # messages added to a session do not also queue extraction by count.
+    memory = GraphMemory(
+        db,
+        embedder=embedder,
+        memory_store_id=store,
+        llm=llm,
+        memory_extraction_config=MemoryExtractionConfig(extract_memories=False),
+    )
     try:
         app = create_app(memory, llm=llm, config=config)
         click.echo(f"graphmem: serving {db!r} on http://{host}:{port}", err=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["ChatMessage", "MemoryBlock", "SearchHit", "SessionInfo"]
 
@@ -36,6 +36,8 @@ class MemoryBlock(BaseModel):
     context_required: bool
     summary: str | None
     record_ids: list[str]
+    extracted_record_ids: list[str] = Field(default_factory=list)
+    extracted_relation_ids: list[str] = Field(default_factory=list)
     error: str | None
     created_at: datetime
     updated_at: datetime

@@ -6,16 +6,21 @@ by the background worker when ``async_processing``) moves it to ``processing``,
 adds its messages to the session's thread and its facts as ``fact`` memories,
 resolves its prompt (a late-bound block takes the current version, recorded as
 ``resolved_vid``; an archived prompt still resolves; a purged one falls back to
-the base prompt), writes a summary, and ends ``ready`` (or ``failed``, with the
-error kept). Changing the prompt of a block re-runs the summary under the new
-prompt; its messages and facts are not written or embedded again.
+the base prompt), extracts memories from its messages (when the server has an
+LLM and ``context_required`` holds; the prompt's text steers the extraction),
+writes a summary, and ends ``ready`` (or ``failed``, with the error kept).
+Changing the prompt of a block re-runs extraction and the summary under the new
+prompt: the records of the earlier extraction are deleted, its messages and
+facts are not written or embedded again.
 
-Memory extraction is not part of processing yet: it is added with the extraction
-feature, between the prompt resolution and the summary.
+Extraction runs under a job id fixed on the block before the LLM is asked, and
+writes its records with a job row in one transaction: a block retried after a
+crash finds the job done and takes its records instead of extracting again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import uuid
@@ -62,6 +67,13 @@ def block_text(content: dict[str, Any]) -> str:
     lines = [f"{m['role']}: {m['content']}" for m in _turn_messages(content["messages"])]
     lines += [f"fact: {fact}" for fact in content["facts"]]
     return "\n".join(lines)
+
+
+def _restarted(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A block's extraction state when it is to be extracted again: what an earlier
+    run wrote is stale."""
+    stale = [*(state or {}).get("stale", []), *(state or {}).get("record_ids", [])]
+    return {"stale": stale} if stale else None
 
 
 class BlockService:
@@ -171,6 +183,7 @@ class BlockService:
                 resolved_vid=None,
                 error=None,
                 updated_at=utc_now(),
+                extraction=_restarted(current.extraction),
             )
             self._store.update_block(changed)
         return self._run(block_id, body.async_processing)
@@ -230,7 +243,7 @@ class BlockService:
         try:
             instructions, resolved = self._resolve(block)
             block = self._write_content(block)
-            # Memory extraction goes here once it exists (under ``instructions``).
+            block = self._extract(block, resolved)
             summary = self._summarize(block, instructions)
         except GraphMemError as exc:
             return replace(block, status="failed", error=str(exc)[:_MAX_ERROR])
@@ -253,7 +266,12 @@ class BlockService:
             if current.updated_at != claimed.updated_at:
                 return
             self._store.update_block(
-                replace(final, record_ids=current.record_ids, updated_at=utc_now())
+                replace(
+                    final,
+                    record_ids=current.record_ids,
+                    extraction=current.extraction,
+                    updated_at=utc_now(),
+                )
             )
 
     def _resolve(self, block: StoredBlock) -> tuple[str | None, int | None]:
@@ -283,6 +301,57 @@ class BlockService:
             block = replace(block, record_ids=[*block.record_ids, added])
             self._save_record_ids(block)
         return block
+
+    def _extract(self, block: StoredBlock, resolved: int | None) -> StoredBlock:
+        """Extract memories from the block's messages (once per prompt; see the module
+        doc); the new records' and links' ids are kept in ``block.extraction``."""
+        messages = len(_turn_messages(block.content["messages"]))
+        state = dict(block.extraction or {})
+        if not block.context_required or self.llm is None or not messages:
+            return block
+        if "record_ids" in state:
+            return block
+        for record_id in state.pop("stale", []):
+            with contextlib.suppress(NotFoundError):
+                self.memory.delete_memory(record_id)
+        state["job_id"] = state.get("job_id") or f"{block.block_id}-{uuid.uuid4().hex[:12]}"
+        block = self._save_extraction(block, state)
+        with self._store.transaction(write=False):
+            job = self._store.get_job(state["job_id"])
+        if job is not None and job.status == "done" and job.result is not None:
+            found = job.result
+        else:
+            thread = self.memory.get_thread(block.thread_id)
+            found = thread._extract(
+                block.record_ids[:messages],
+                None if resolved is None else block.prompt_id,
+                resolved,
+                None,
+                job_id=state["job_id"],
+                in_flight=True,
+            ).model_dump(mode="json")
+        state = {
+            "job_id": state["job_id"],
+            "record_ids": list(found["record_ids"]),
+            "relation_ids": list(found["relation_ids"]),
+        }
+        return self._save_extraction(block, state)
+
+    def _save_extraction(self, block: StoredBlock, state: dict[str, Any]) -> StoredBlock:
+        """Keep the extraction state on the block, while this claim holds. Records
+        written for a block changed meanwhile are marked stale on it (the next run
+        deletes them)."""
+        with self._store.transaction():
+            current = self._store.get_block(block.block_id)
+            if current is None:
+                return block
+            if current.status == "processing" and current.updated_at == block.updated_at:
+                self._store.update_block(replace(current, extraction=state))
+            elif "record_ids" in state:
+                kept = dict(current.extraction or {})
+                kept["stale"] = [*kept.get("stale", []), *state["record_ids"]]
+                self._store.update_block(replace(current, extraction=kept))
+        return replace(block, extraction=state)
 
     def _summarize(self, block: StoredBlock, instructions: str | None) -> str:
         text = block_text(block.content)

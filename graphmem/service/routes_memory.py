@@ -47,6 +47,8 @@ def block_json(block: StoredBlock) -> dict[str, Any]:
         "context_required": block.context_required,
         "summary": block.summary,
         "record_ids": block.record_ids,
+        "extracted_record_ids": (block.extraction or {}).get("record_ids", []),
+        "extracted_relation_ids": (block.extraction or {}).get("relation_ids", []),
         "error": block.error,
         "created_at": block.created_at.isoformat(),
         "updated_at": block.updated_at.isoformat(),

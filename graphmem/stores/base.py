@@ -26,6 +26,7 @@ import numpy.typing as npt
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.validation import SearchFilters
 from graphmem.models import MemoryRecord, RecordRelation
+from graphmem.stores.job_base import JobStore
 from graphmem.stores.registry_base import RegistryStore
 from graphmem.stores.service_base import ServiceStore
 from graphmem.thread_models import Message, Profile, ThreadInfo
@@ -93,7 +94,7 @@ class NewLink:
     created_at: datetime
 
 
-class Store(RegistryStore, ServiceStore, ABC):
+class Store(RegistryStore, ServiceStore, JobStore, ABC):
     """What :class:`graphmem.GraphMemory` needs from a backend (the prompt registry's
     part: :class:`~graphmem.stores.registry_base.RegistryStore`; the memory service's:
     :class:`~graphmem.stores.service_base.ServiceStore`)."""

@@ -48,6 +48,9 @@ class StoredBlock:
     error: str | None
     created_at: datetime
     updated_at: datetime
+    extraction: dict[str, Any] | None = None
+    """The block's memory extraction: ``job_id`` (fixed before the LLM is asked, so
+    a retry finds its work), then ``record_ids`` and ``relation_ids`` once written."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 

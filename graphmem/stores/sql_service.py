@@ -59,6 +59,7 @@ def _block_from_row(row: Sequence[Any]) -> StoredBlock:
         error=row[10],
         created_at=parse_time(str(row[11])),
         updated_at=parse_time(str(row[12])),
+        extraction=None if row[13] is None else _json(row[13]),
     )
 
 
@@ -103,6 +104,7 @@ class SqlService(ServiceStore):
             "record_ids": _dump(block.record_ids),
             "error": block.error,
             "updated_at": format_time(block.updated_at),
+            "extraction": None if block.extraction is None else _dump(block.extraction),
         }
 
     def insert_block(self, block: StoredBlock) -> None:

@@ -26,6 +26,7 @@ from graphmem.errors import InvalidArgumentError, SchemaError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.stores.rows import memory_from_row, relation_from_row
+from graphmem.stores.sql_jobs import SqlJobs
 from graphmem.stores.sql_registry import SqlRegistry
 from graphmem.stores.sql_service import SqlService
 from graphmem.stores.sql_traversal import SqlTraversal
@@ -44,7 +45,7 @@ def optional_time(value: datetime | None) -> str | None:
     return None if value is None else format_time(value)
 
 
-class SqlStore(SqlTraversal, SqlRegistry, SqlService, SqlThreads):
+class SqlStore(SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJobs):
     """A store whose every operation is a named statement of ``sql/<dialect>/``."""
 
     # dialect hooks ------------------------------------------------------------

@@ -26,6 +26,7 @@ from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.base import NewLink, NewMemory
+from graphmem.testing.memory_jobs import MemoryJobs
 from graphmem.testing.memory_registry import MemoryRegistry
 from graphmem.testing.memory_search import MemorySearch, model_filters
 from graphmem.testing.memory_service import MemoryService
@@ -58,7 +59,7 @@ def _conflict(what: str) -> ConflictError:
     return ConflictError(f"the change violates a store constraint: {what}")
 
 
-class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads):
+class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads, MemoryJobs):
     """A store that lives in one Python process and is lost when it ends."""
 
     dialect = "memory"
@@ -75,6 +76,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads):
         self._closed = False
         self._init_threads()
         self._init_service()
+        self._init_jobs()
 
     # transactions ---------------------------------------------------------------
 
@@ -91,6 +93,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads):
             self._registry_state(),
             self._thread_state(),
             self._service_state(),
+            self._jobs_state(),
         )
 
     def _restore(self, state: tuple[Any, ...]) -> None:
@@ -100,6 +103,7 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads):
         self._restore_registry(state[7])
         self._restore_threads(state[8])
         self._restore_service(state[9])
+        self._restore_jobs(state[10])
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

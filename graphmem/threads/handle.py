@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem.asyncpool import WorkerPool, async_twin
+from graphmem.asyncpool import async_twin
 from graphmem.core.validation import (
     check_content,
     check_id,
@@ -22,6 +22,7 @@ from graphmem.stores.base import NewMessage
 from graphmem.thread_models import Message, ThreadInfo
 from graphmem.threads import context
 from graphmem.threads.card_model import ContextCard
+from graphmem.threads.extraction import ThreadExtraction
 from graphmem.threads.messages import check_messages, slice_bounds
 from graphmem.threads.settings import SearchModels, ThreadSettings, check_concurrency
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Thread"]
 
 
-class Thread:
+class Thread(ThreadExtraction):
     """A live handle on one stored thread (from ``create_thread`` or ``get_thread``).
 
     The thread's settings are read from the store on every use, so handles on
@@ -53,13 +54,11 @@ class Thread:
         self._search_models = search_models or SearchModels()
         self.thread_id = thread_id
         self.llm = llm
+        if llm is not None and llm is not memory.llm:
+            memory._thread_llms[thread_id] = llm  # for this thread's extraction jobs
         self.context_card_type_search_concurrency = check_concurrency(
             context_card_type_search_concurrency
         )
-
-    @property
-    def _pool(self) -> WorkerPool:
-        return self._memory._pool
 
     def __repr__(self) -> str:
         return f"Thread({self.thread_id!r})"
@@ -109,7 +108,8 @@ class Thread:
         ``context_summary_update_frequency`` new messages have come in (see
         :meth:`get_summary`); that step runs after the messages are stored, and
         an LLM failure there leaves the summary as it was (it is retried with
-        the next messages) and is reported as a warning.
+        the next messages) and is reported as a warning. With an LLM, memory
+        extraction jobs are queued with the messages (docs/guide/extraction.md).
 
         Raises:
             InvalidArgumentError: a malformed message (the message names its
@@ -147,6 +147,9 @@ class Thread:
                 for i, m in enumerate(checked)
             ]
             memory._store.insert_messages(new)
+            queued = memory._queue_for_messages(info, first, first + len(checked))
+        if queued:
+            memory._jobs.notify()
         context.refresh_summary(self)
         return [m.record_id for m in new]
 

@@ -12,10 +12,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from graphmem.core.validation import MAX_COUNT, check_flag, check_metadata
+from graphmem.core.validation import MAX_COUNT, check_flag
 from graphmem.errors import InvalidArgumentError
+from graphmem.extraction.config import MemoryExtractionConfig, check_extraction_config
 from graphmem.search.config import ModelRef, PruningMemorySearchConfig, TopKMemorySearchConfig
 
 __all__ = [
@@ -24,41 +23,12 @@ __all__ = [
     "SearchModels",
     "ThreadSettings",
     "check_concurrency",
-    "check_config",
     "check_search_config",
     "resolve_search_config",
 ]
 
 DEFAULT_TYPE_SEARCH_CONCURRENCY = 5
 """Per-type context-card searches that may run at once on one handle."""
-
-
-class MemoryExtractionConfig(BaseModel):
-    """How memories are to be extracted from a thread's messages.
-
-    Stored with the thread as given; memory extraction itself comes in a later
-    version, which reads it. Unknown fields are kept, for that version.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    memory_extraction_custom_instructions: str | None = None
-    """Extra instructions for the extracting LLM (what to keep, as which type)."""
-
-
-def check_config(argument: str, value: object) -> dict[str, Any] | None:
-    """A configuration object as JSON: ``None``, a mapping, or a pydantic model
-    (``model_dump(mode="json")``); the result must be a JSON object."""
-    if value is None:
-        return None
-    dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, Mapping):
-        value = dump(mode="json")
-    if not isinstance(value, Mapping):
-        raise InvalidArgumentError(
-            argument, f"must be a mapping or a pydantic model, not {type(value).__name__}"
-        )
-    return check_metadata(argument, value)
 
 
 _CONFIG_TYPES: dict[str, type[TopKMemorySearchConfig]] = {
@@ -214,8 +184,9 @@ class ThreadSettings:
     """The persisted settings of a thread.
 
     Attributes:
-        memory_extraction_config: stored as given (a JSON object) for memory
-            extraction, which a later version adds; nothing reads it yet.
+        memory_extraction_config: the fields of a
+            :class:`~graphmem.extraction.config.MemoryExtractionConfig` that the
+            thread sets (JSON); the others come from the client's config.
         search_config: the thread's search config, as stored (its reranker and
             pruner as :class:`~graphmem.search.config.ModelRef` references, bound
             to objects when the thread searches); None: the GraphMemory's.
@@ -223,9 +194,10 @@ class ThreadSettings:
             messages; ``-1``: once per ``add_messages`` call.
         enable_context_summary: ``False`` keeps the deterministic summary even
             when an LLM is set.
-        memory_extraction_window: stored for memory extraction (a later version).
-        memory_extraction_frequency: likewise.
-        memory_extraction_token_limit: likewise.
+        memory_extraction_window: overrides the extraction config's window
+            when not ``-1``.
+        memory_extraction_frequency: overrides its frequency when not ``-1``.
+        memory_extraction_token_limit: overrides its token limit when not 0.
         max_message_token_length: likewise.
         message_shortening_input_token_limit: likewise.
         context_card_token_limit: the largest summary prompt, in tokens (about 4
@@ -254,7 +226,7 @@ class ThreadSettings:
             if name == "search_config":
                 changes[name] = check_search_config(value)
             elif name == "memory_extraction_config":
-                changes[name] = check_config(name, value)
+                changes[name] = check_extraction_config(name, value)
             elif name == "enable_context_summary":
                 changes[name] = check_flag(name, value)
             elif name in (

@@ -446,6 +446,7 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK (
     context_required NUMBER(1) NOT NULL,
     summary          CLOB,
     record_ids       CLOB DEFAULT '[]' NOT NULL,
+    extraction       CLOB,
     error            VARCHAR2(4000 CHAR),
     created_at       VARCHAR2(32) NOT NULL,
     updated_at       VARCHAR2(32) NOT NULL,
@@ -456,7 +457,8 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK (
         CHECK (status IN ('pending', 'processing', 'ready', 'failed')),
     CONSTRAINT GRAPHMEM_MEMORY_BLOCK_CK CHECK (context_required IN (0, 1)
         AND (prompt_vid IS NULL OR prompt_vid >= 0)),
-    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_JSON_CK CHECK (content IS JSON AND record_ids IS JSON)
+    CONSTRAINT GRAPHMEM_MEMORY_BLOCK_JSON_CK CHECK (content IS JSON AND record_ids IS JSON
+        AND extraction IS JSON)
 );
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_THREAD_IX
@@ -464,3 +466,32 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_THREAD_IX
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_STATUS_IX ON GRAPHMEM_MEMORY_BLOCK (status);
 -- End of the memory service's tables (schema version 5).
+
+-- extraction jobs ---------------------------------------------------------------
+-- Schema version 5: durable memory-extraction jobs (graphmem.extraction), as in
+-- sql/sqlite/install.sql. Times are format_time text (fixed width, sorts as time).
+CREATE TABLE IF NOT EXISTS GRAPHMEM_JOB (
+    job_id      VARCHAR2(128 CHAR) NOT NULL,
+    kind        VARCHAR2(32 CHAR) NOT NULL,
+    thread_id   VARCHAR2(128 CHAR) NOT NULL,
+    status      VARCHAR2(16) NOT NULL,
+    attempts    NUMBER(10) DEFAULT 0 NOT NULL,
+    failures    NUMBER(10) DEFAULT 0 NOT NULL,
+    owner       VARCHAR2(256 CHAR),
+    lease_until VARCHAR2(32),
+    not_before  VARCHAR2(32) NOT NULL,
+    last_error  CLOB,
+    payload     CLOB NOT NULL,
+    result      CLOB,
+    created_at  VARCHAR2(32) NOT NULL,
+    updated_at  VARCHAR2(32) NOT NULL,
+    CONSTRAINT GRAPHMEM_JOB_PK PRIMARY KEY (job_id),
+    CONSTRAINT GRAPHMEM_JOB_STATUS_CK CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    CONSTRAINT GRAPHMEM_JOB_COUNT_CK CHECK (attempts >= 0 AND failures >= 0),
+    CONSTRAINT GRAPHMEM_JOB_PAYLOAD_CK CHECK (payload IS JSON),
+    CONSTRAINT GRAPHMEM_JOB_RESULT_CK CHECK (result IS JSON)
+);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_JOB_QUEUE_IX ON GRAPHMEM_JOB (status, not_before, created_at);
+CREATE INDEX IF NOT EXISTS GRAPHMEM_JOB_THREAD_IX ON GRAPHMEM_JOB (thread_id, status);
+-- End of schema version 5, extraction jobs.

@@ -112,7 +112,7 @@ SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version' FOR UPDAT
 
 -- name: count-schema-tables
 -- How complete the store's schema is, in one row: the tables found (the 6 tables,
--- the 3 work tables and the 2 prompt registry tables, the 2 memory service tables: all 13 needed), the triggers
+-- the 3 work tables and the 2 prompt registry tables, the 2 memory service tables and the job table: all 14 needed), the triggers
 -- found VALID (both needed: a trigger created with compilation errors is INVALID and every write on its
 -- table then fails with ORA-04098), and the property graphs found (1 needed).
 -- USER_ views: the store lives in the schema of the connected user.
@@ -122,7 +122,7 @@ SELECT
                           'GRAPHMEM_LINK', 'GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS',
                           'GRAPHMEM_FILTER', 'GRAPHMEM_PROMPT', 'GRAPHMEM_PROMPT_VERSION',
                           'GRAPHMEM_THREAD', 'GRAPHMEM_PROFILE', 'GRAPHMEM_API_KEY',
-                          'GRAPHMEM_MEMORY_BLOCK'))
+                          'GRAPHMEM_MEMORY_BLOCK', 'GRAPHMEM_JOB'))
         AS tables_found,
     (SELECT COUNT(*) FROM user_objects
      WHERE object_type = 'TRIGGER' AND status = 'VALID'

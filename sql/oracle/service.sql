@@ -27,15 +27,15 @@ WHERE key_id = :key_id AND revoked_at IS NULL;
 -- A new memory block.
 INSERT INTO graphmem_memory_block (block_id, thread_id, status, content, prompt_id, prompt_vid,
                                    resolved_vid, context_required, summary, record_ids, error,
-                                   created_at, updated_at)
+                                   created_at, updated_at, extraction)
 VALUES (:block_id, :thread_id, :status, :content, :prompt_id, :prompt_vid,
         :resolved_vid, :context_required, :summary, :record_ids, :error,
-        :created_at, :updated_at);
+        :created_at, :updated_at, :extraction);
 
 -- name: get-block
 -- One memory block.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
-       context_required, summary, record_ids, error, created_at, updated_at
+       context_required, summary, record_ids, error, created_at, updated_at, extraction
 FROM graphmem_memory_block
 WHERE block_id = :block_id;
 
@@ -44,13 +44,14 @@ WHERE block_id = :block_id;
 UPDATE graphmem_memory_block
 SET status = :status, content = :content, prompt_id = :prompt_id, prompt_vid = :prompt_vid,
     resolved_vid = :resolved_vid, context_required = :context_required, summary = :summary,
-    record_ids = :record_ids, error = :error, updated_at = :updated_at
+    record_ids = :record_ids, error = :error, updated_at = :updated_at,
+    extraction = :extraction
 WHERE block_id = :block_id;
 
 -- name: list-blocks
 -- A thread's blocks, oldest first, one page.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
-       context_required, summary, record_ids, error, created_at, updated_at
+       context_required, summary, record_ids, error, created_at, updated_at, extraction
 FROM graphmem_memory_block
 WHERE thread_id = :thread_id
 ORDER BY created_at, block_id
@@ -63,7 +64,7 @@ SELECT COUNT(*) FROM graphmem_memory_block WHERE thread_id = :thread_id;
 -- name: unfinished-blocks
 -- Blocks not yet ready or failed (to resume after a restart), oldest first.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
-       context_required, summary, record_ids, error, created_at, updated_at
+       context_required, summary, record_ids, error, created_at, updated_at, extraction
 FROM graphmem_memory_block
 WHERE status IN ('pending', 'processing')
 ORDER BY created_at, block_id

@@ -497,6 +497,7 @@ CREATE TABLE IF NOT EXISTS graphmem_memory_block (
     context_required INTEGER NOT NULL CHECK (context_required IN (0, 1)),
     summary          TEXT,
     record_ids       TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(record_ids)),
+    extraction       TEXT CHECK (extraction IS NULL OR json_valid(extraction)),
     error            TEXT,
     created_at       TEXT NOT NULL,
     updated_at       TEXT NOT NULL
@@ -506,3 +507,31 @@ CREATE INDEX IF NOT EXISTS graphmem_memory_block_thread_ix
     ON graphmem_memory_block (thread_id, created_at);
 CREATE INDEX IF NOT EXISTS graphmem_memory_block_status_ix ON graphmem_memory_block (status);
 -- End of the memory service's tables (schema version 5).
+
+-- extraction jobs ---------------------------------------------------------------
+-- Schema version 5: durable memory-extraction jobs (graphmem.extraction). A job
+-- moves queued -> running -> done | failed; a failed attempt with attempts left
+-- goes back to queued with not_before pushed back. owner and lease_until name
+-- the process holding a running job: a job whose owner died, or whose lease ran
+-- out, is queued again. Times are format_time text (fixed width, sorts as time).
+CREATE TABLE IF NOT EXISTS graphmem_job (
+    job_id      TEXT PRIMARY KEY CHECK (length(job_id) BETWEEN 1 AND 128),
+    kind        TEXT NOT NULL,
+    thread_id   TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    attempts    INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    failures    INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+    owner       TEXT,
+    lease_until TEXT,
+    not_before  TEXT NOT NULL,
+    last_error  TEXT,
+    payload     TEXT NOT NULL CHECK (json_valid(payload)),
+    result      TEXT CHECK (result IS NULL OR json_valid(result)),
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+
+-- The next queued job (next-job) and a thread's jobs (list-jobs, thread-job-counts).
+CREATE INDEX IF NOT EXISTS graphmem_job_queue_ix ON graphmem_job (status, not_before, created_at);
+CREATE INDEX IF NOT EXISTS graphmem_job_thread_ix ON graphmem_job (thread_id, status);
+-- End of schema version 5, extraction jobs.

@@ -1,5 +1,6 @@
 -- graphmem embedded store: remove every object install.sql creates (data included).
 -- Run with the sqlite3 shell: `sqlite3 memories.db < uninstall.sql`.
+DROP TABLE IF EXISTS graphmem_job;
 DROP TABLE IF EXISTS graphmem_memory_block;
 DROP TABLE IF EXISTS graphmem_api_key;
 DROP TABLE IF EXISTS graphmem_prompt_version;

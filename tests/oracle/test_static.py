@@ -39,6 +39,7 @@ from graphmem.sqlfiles import (
 )
 from graphmem.stores import oracle_session
 from graphmem.stores.base import NewLink, NewMemory, NewMessage
+from graphmem.stores.job_base import StoredJob
 from graphmem.stores.oracle import NEAREST_SLACK, SCHEMA_TABLES, OracleStore
 from graphmem.stores.oracle_session import split_script, translate_error
 from graphmem.stores.registry_base import StoredPrompt, StoredVersion
@@ -55,6 +56,24 @@ LINK_ROW = ("r1", "m1", "memory", "m2", "memory", "supersedes", "is_superseded_b
 TRIGGERS = 2  # GRAPHMEM_LINK_VALIDITY and GRAPHMEM_MEMORY_STATUS, both VALID
 MEMORY_ROW = ("m2", "memory", "text", "invalid", None, None, None, '{"a": 1}', None, T0, None)
 THREAD_ROW = ("t", "u", None, "{}", "{}", None, '["tea"]', 2, 0, T0, T0)
+# job_id, kind, thread_id, status, attempts, failures, owner, lease_until, not_before,
+# last_error, payload, result, created_at, updated_at (payload as a CLOB-like reader)
+JOB_ROW = (
+    "j",
+    "extract",
+    "t",
+    "running",
+    1,
+    0,
+    "o",
+    T0,
+    T0,
+    None,
+    SimpleNamespace(read=lambda: '{"upto":1}'),
+    None,
+    T0,
+    T0,
+)
 MESSAGE_ROW = ("x", "message", "hi", "valid", "u", None, "t", "{}", None, T0, None, "user", 0)
 PROFILE_ROW = ("user", "u", None, "{}", T0)
 
@@ -262,6 +281,10 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-blocks": [BLOCK_ROW],
         "count-blocks": [(1,)],
         "unfinished-blocks": [BLOCK_ROW],
+        "get-job": [JOB_ROW],
+        "list-jobs": [JOB_ROW],
+        "next-job": [("j",)],
+        "running-job-owners": [("o",)],
     }
     return rows.get(name, [])
 
@@ -495,6 +518,7 @@ def _exercise(store: OracleStore) -> None:
     _exercise_registry(store)
     _exercise_threads(store)
     _exercise_service(store)
+    _exercise_jobs(store)
     store.uninstall()
 
 
@@ -518,6 +542,27 @@ def _exercise_service(store: OracleStore) -> None:
         assert [b.block_id for b in store.list_blocks("t", 10, 0)] == ["b"]
         assert store.count_blocks("t") == 1
         assert [b.block_id for b in store.unfinished_blocks(10)] == ["b"]
+
+
+def _exercise_jobs(store: OracleStore) -> None:
+    """Call every job method once (the fake answers each update with one row)."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    job = StoredJob(
+        "j", "extract", "t", "queued", 0, 0, None, None, now, None, {"upto": 1}, None, now, now
+    )
+    with store.transaction():
+        store.insert_job(job)
+        found = store.get_job("j")
+        assert found is not None and found.payload == {"upto": 1} and found.owner == "o"
+        assert [j.job_id for j in store.list_jobs("t", None, 10, 0)] == ["j"]
+        claimed = store.claim_job("o", now, now, None)
+        assert claimed is not None and claimed.status == "running"
+        assert store.finish_job("j", "o", {"record_ids": []}, now)
+        assert store.fail_job("j", "o", status="queued", error="e", not_before=now, now=now)
+        assert store.running_job_owners() == ["o"]
+        assert store.release_jobs("o", now) == 1
+        assert store.release_jobs(None, now) == 1
+        assert store.retry_job("j", now)
 
 
 def _exercise_threads(store: OracleStore) -> None:

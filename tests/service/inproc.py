@@ -3,6 +3,7 @@ pending, swap models or count embedder calls."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,12 +11,26 @@ import numpy as np
 import numpy.typing as npt
 from fastapi.testclient import TestClient
 
-from graphmem import GraphMemory, HashingEmbedder
+from graphmem import GraphMemory, HashingEmbedder, MemoryExtractionConfig
 from graphmem.errors import ModelError
 from graphmem.service import ServiceConfig, create_app
 from graphmem.service.keys import create_key
 
 MARK = "Custom instructions from the application:\n"
+
+
+def _structured(schema: Mapping[str, Any], messages: Sequence[Mapping[str, str]]) -> str:
+    """A thread summary, or one extracted fact per extraction naming the prompt it ran
+    under (``custom`` when the registry prompt was injected)."""
+    if str(schema.get("title", "")).startswith("memory_extraction"):
+        prompt = "\n".join(m["content"] for m in messages)
+        kind = "custom" if "Extract order numbers" in prompt else "base"
+        record = {"record_type": "fact", "content": f"Order #7 is late ({kind}).",
+                  "source_messages": [1]}  # fmt: skip
+        return json.dumps({"records": [record], "links": []})
+    if schema.get("title") == "memory_links":
+        return '{"links": []}'
+    return '{"summary": "A conversation.", "topics": ["support"]}'
 
 
 class ScriptedLlm:
@@ -32,7 +47,7 @@ class ScriptedLlm:
         if self.fail:
             raise ModelError("chat failed", status=503, provider_message="down")
         if json_schema is not None:
-            return '{"summary": "A conversation.", "topics": ["support"]}'
+            return _structured(json_schema, messages)
         system = messages[0]["content"]
         return "custom: " + system.split(MARK, 1)[1] if MARK in system else "base"
 
@@ -54,7 +69,13 @@ class Service:
 
     def __init__(self, *, llm: ScriptedLlm | None = None, **config: Any) -> None:
         self.embedder = CountingEmbedder()
-        self.memory = GraphMemory(":memory:", embedder=self.embedder, llm=llm)
+        self.llm = llm
+        self.memory = GraphMemory(
+            ":memory:",
+            embedder=self.embedder,
+            llm=llm,
+            memory_extraction_config=MemoryExtractionConfig(extract_memories=False),
+        )
         self.admin_key, _ = create_key(self.memory._store, "admin")
         self.read_key, _ = create_key(self.memory._store, "read")
         self.app = create_app(self.memory, llm=llm, config=ServiceConfig(**config))

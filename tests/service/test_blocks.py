@@ -123,18 +123,50 @@ def test_in_flight_block_falls_back_to_the_base_prompt_when_purged(svc: Service)
     assert (done.status, done.resolved_vid, done.summary) == ("ready", None, "base")
 
 
+def _content(svc: Service, record_ids: list[str]) -> list[str]:
+    return [svc.memory.get_memory(r).content for r in record_ids]
+
+
 def test_switching_the_prompt_reprocesses_without_embedding(svc: Service) -> None:
     _prompt(svc)
     block = _add(svc, messages=[{"user_content": "hi", "assistant_content": "hello"}],
                  async_processing=False).json()  # fmt: skip
     assert block["summary"] == "base" and len(block["record_ids"]) == 3
+    assert _content(svc, block["extracted_record_ids"]) == ["Order #7 is late (base)."]
     before = svc.embedder.texts
     path = f"/v1/sessions/s/memory/{block['block_id']}"
     switched = svc.call("PATCH", path, json={"prompt_id": "p", "async_processing": False}).json()
     assert (switched["summary"], switched["resolved_vid"]) == ("custom: Extract order numbers.", 0)
     assert switched["record_ids"] == block["record_ids"]
-    assert svc.embedder.texts == before
+    # Only the new extraction's record is embedded; the block's content is not again,
+    # and the earlier extraction's record is gone.
+    assert _content(svc, switched["extracted_record_ids"]) == ["Order #7 is late (custom)."]
+    assert svc.embedder.texts == before + 1
+    assert len(svc.memory.list_memories(record_types=["fact"])) == 2
     assert len(svc.memory.get_thread("s").get_messages()) == 2
+
+
+def test_block_extraction_is_not_repeated_by_a_retry(svc: Service) -> None:
+    """A block whose extraction was written but whose outcome was lost (a crash
+    between the two) takes the job's records on the next run instead of asking the
+    LLM again."""
+    block = _add(svc, messages=[{"user_content": "Order #7?", "assistant_content": "Late."}],
+                 async_processing=False).json()  # fmt: skip
+    stored = svc.memory._store.get_block(block["block_id"])
+    assert stored is not None and stored.extraction is not None
+    calls = svc.llm.calls
+    # Back to the state of a crash after the extraction's commit: processing, with
+    # the job id kept but the records not yet noted on the block.
+    lost = replace(stored, status="pending", extraction={"job_id": stored.extraction["job_id"]})
+    with svc.memory._store.transaction():
+        svc.memory._store.update_block(lost)
+    again = svc.blocks.process(block["block_id"])
+    assert again.status == "ready"
+    assert again.extraction is not None
+    assert again.extraction["record_ids"] == block["extracted_record_ids"]
+    assert svc.llm.calls == calls + 1  # the summary only
+    facts = svc.memory.list_memories(record_types=["fact"])
+    assert sorted(m.content for m in facts) == ["Order #7 is late (base).", "Order #7 is late."]
 
 
 def test_a_failure_is_recorded_on_the_block(svc: Service) -> None:
@@ -214,5 +246,6 @@ def test_a_retry_resumes_the_content_without_writing_twice(svc: Service) -> None
         store.update_block(replace(failed, status="pending"))
     done = svc.blocks.process(queued["block_id"])
     assert done.status == "ready" and len(done.record_ids) == 3
-    assert sorted(m.content for m in svc.memory.list_memories()) == ["one", "two"]
+    stored = sorted(m.content for m in svc.memory.list_memories())
+    assert stored == ["Order #7 is late (base).", "one", "two"]  # the facts, one extracted
     assert [m.content for m in svc.memory.get_thread("s").get_messages()] == ["hi"]

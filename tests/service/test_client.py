@@ -43,9 +43,12 @@ def test_async_client_runs_the_same_calls(served: Served) -> None:
             assert (dup.value.code, dup.value.status) == ("PROMPT_ALREADY_EXISTS", 409)
             blocks = await session.list_memory()
             assert [b.block_id for b in blocks] == [block.block_id]
+            # The fact, and the one record the scripted extraction made under the prompt.
+            assert len(block.extracted_record_ids) == 1
             hits = await session.search("when does order 5 ship")
-            assert [h.record["content"] for h in hits] == ["Order #5 ships Friday."]
-            assert hits[0].record["thread_id"] == "async_s"
+            found = sorted(h.record["content"] for h in hits)
+            assert found == ["Order #5 ships Friday.", "Order #7 is late (custom)."]
+            assert {h.record["thread_id"] for h in hits} == {"async_s"}
 
     asyncio.run(scenario())
 

@@ -89,7 +89,8 @@ def test_seed_registry_and_session_calls(
     assert (pinned.status, pinned.prompt_vid, pinned.resolved_vid) == ("ready", 1, 1)
     assert pinned.summary == "custom: Focus on billing disputes and refund policy exceptions."
 
-    # Switch or clear a block's prompt: reprocessed, not re-embedded.
+    # Switch or clear a block's prompt: its content is reprocessed, not re-embedded;
+    # only each new extraction's record is.
     embeds = len(served.models.requests_to("embeddings"))
     switched = session.update_memory(
         block_id=response.block_id, prompt_id="support_tickets", async_processing=False
@@ -105,7 +106,11 @@ def test_seed_registry_and_session_calls(
     )
     assert (cleared.prompt_id, cleared.prompt_vid, cleared.summary) == (None, None, "base")
     assert cleared.record_ids == response.record_ids
-    assert len(served.models.requests_to("embeddings")) == embeds
+    assert len(cleared.extracted_record_ids) == 1
+    assert cleared.extracted_record_ids != response.extracted_record_ids
+    new_embeds = [r.body["input"] for r in served.models.requests_to("embeddings")[embeds:]]
+    assert len(new_embeds) == 3
+    assert all(len(texts) == 1 and texts[0].startswith("Order #7") for texts in new_embeds)
 
     # Get and list prompts.
     current = client.get_prompt("support_tickets")

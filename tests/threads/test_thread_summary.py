@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from graphmem import GraphMemory, HashingEmbedder, Llm, ModelError
+from graphmem import GraphMemory, HashingEmbedder, Llm, MemoryExtractionConfig, ModelError
 from graphmem.testing import ModelServer
 from graphmem.threads.summary import MAX_TOPICS, fallback_summary, summary_schema
 
@@ -16,6 +16,10 @@ from graphmem.threads.summary import MAX_TOPICS, fallback_summary, summary_schem
 def server() -> Iterator[ModelServer]:
     with ModelServer(dimension=16) as running:
         yield running
+
+
+# These tests script every chat reply for the summary: no extraction jobs.
+_NO_EXTRACTION = {"memory_extraction_config": MemoryExtractionConfig(extract_memories=False)}
 
 
 def _llm(server: ModelServer) -> Llm:
@@ -31,7 +35,9 @@ def _say(*texts: str) -> list[dict[str, str]]:
 
 
 def test_summary_written_by_llm_every_n_messages(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t", context_summary_update_frequency=3)
     server.queue_replies(_reply("User plans dinner.", ["dinner", "Dinner", " friday "]))
     thread.add_messages(_say("one", "two"))
@@ -56,7 +62,9 @@ def test_summary_written_by_llm_every_n_messages(server: ModelServer) -> None:
 
 
 def test_summary_default_frequency_is_once_per_add_messages(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t")
     server.queue_replies(_reply("a", []), _reply("b", []))
     thread.add_messages(_say("one", "two", "three"))
@@ -66,7 +74,9 @@ def test_summary_default_frequency_is_once_per_add_messages(server: ModelServer)
 
 
 def test_summary_topics_are_capped_and_deduplicated(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t")
     topics = [f"topic {i % 10}" for i in range(20)]
     server.queue_replies(_reply("s", topics))
@@ -87,7 +97,9 @@ def test_summary_without_llm_is_the_deterministic_fallback() -> None:
 
 
 def test_summary_disabled_keeps_the_fallback_even_with_llm(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t", enable_context_summary=False)
     thread.add_messages(_say("tea please"))
     assert server.requests_to("chat/completions") == []
@@ -95,7 +107,9 @@ def test_summary_disabled_keeps_the_fallback_even_with_llm(server: ModelServer) 
 
 
 def test_summary_llm_failure_warns_keeps_messages_and_retries(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t")
     server.queue_replies("not json")
     with pytest.warns(RuntimeWarning, match="summary was not updated"):
@@ -120,7 +134,9 @@ def test_get_summary_uses_the_stored_one_when_it_covers_the_messages() -> None:
 
 
 def test_get_summary_except_last_with_llm_summarizes_only_those(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t", context_summary_update_frequency=10)
     thread.add_messages(_say("alpha", "beta", "gamma"))
     server.queue_replies(_reply("alpha and beta", []))
@@ -131,7 +147,9 @@ def test_get_summary_except_last_with_llm_summarizes_only_those(server: ModelSer
 
 
 def test_get_summary_llm_failure_is_a_model_error(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t", context_summary_update_frequency=10)
     thread.add_messages(_say("alpha"))
     server.queue_replies(json.dumps({"topics": []}))
@@ -140,7 +158,9 @@ def test_get_summary_llm_failure_is_a_model_error(server: ModelServer) -> None:
 
 
 def test_card_query_comes_from_summary_and_topics(server: ModelServer) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server))
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
     thread = memory.create_thread("t", user_id="u", agent_id="a")
     thread.add_memory("pizza margherita", memory_id="pizza")
     server.queue_replies(_reply("User wants pizza.", ["pizza"]))

@@ -1,0 +1,214 @@
+"""Durable extraction jobs: a bounded pool of worker threads over the store's job table.
+
+A worker claims the oldest due queued job (a conditional update, so two
+workers or two processes never hold the same job), runs it
+(:func:`~graphmem.extraction.run.plan_extraction`, then
+:func:`~graphmem.extraction.run.write_extraction`, whose transaction also marks
+the job done), and on an error records the failure: the job is queued again
+after a backoff of ``BACKOFF_BASE * 2 ** (failures - 1)`` seconds (at most
+``BACKOFF_CAP``) until ``max_attempts`` failures make it ``failed``.
+
+A running job names its owner (``host:pid:token``) and a lease. A job whose
+owner's process is gone (same host, no such pid), or whose lease expired, is
+queued again by :meth:`JobRunner.recover`, which every runner calls when it
+starts and then every ``RECOVER_EVERY`` seconds. Its writes are fenced: the job
+is marked done only by the owner holding it, in the transaction that writes the
+records, so an attempt that lost its job writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from graphmem.core.validation import utc_now
+from graphmem.errors import GraphMemError
+from graphmem.extraction.run import ExtractionRequest, JobLost, plan_extraction, write_extraction
+from graphmem.stores.job_base import StoredJob
+
+if TYPE_CHECKING:
+    from graphmem.memory import GraphMemory
+
+__all__ = ["BACKOFF_BASE", "BACKOFF_CAP", "LEASE_SECONDS", "JobRunner", "backoff"]
+
+BACKOFF_BASE = 1.0
+BACKOFF_CAP = 60.0
+LEASE_SECONDS = 900.0
+"""How long a claimed job stays with its owner before another process may take it."""
+RECOVER_EVERY = 5.0
+_POLL = 0.5
+_LIVE: set[str] = set()
+"""Owners of this process that are still open."""
+_HOST = socket.gethostname()
+
+
+def backoff(failures: int) -> float:
+    """Seconds before a job that failed ``failures`` times runs again.
+
+    >>> [backoff(n) for n in (1, 2, 3)]
+    [1.0, 2.0, 4.0]
+    """
+    return float(min(BACKOFF_CAP, BACKOFF_BASE * 2 ** max(0, failures - 1)))
+
+
+def owner_gone(owner: str) -> bool:
+    """Whether the process named by ``owner`` is known to have stopped."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != _HOST or not pid_text.isdigit():
+        return False  # another machine: its lease decides
+    if int(pid_text) == os.getpid():
+        return owner not in _LIVE
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+class JobRunner:
+    """The worker threads of one :class:`~graphmem.GraphMemory`."""
+
+    def __init__(self, memory: GraphMemory, workers: int, max_attempts: int) -> None:
+        self._memory = memory
+        self.workers = workers
+        self.max_attempts = max_attempts
+        self.owner = f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        _LIVE.add(self.owner)
+        self._threads: list[threading.Thread] = []
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._recovered_at = 0.0
+        self._claimed = False  # close() has jobs to give back only if one was claimed
+
+    # running jobs ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the worker threads (once; none when ``workers`` is 0)."""
+        with self._lock:
+            if self._threads or self._stop.is_set():
+                return
+            for index in range(self.workers):
+                thread = threading.Thread(
+                    target=self._loop, name=f"graphmem-extraction-{index}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+        self._wake.set()
+
+    def notify(self) -> None:
+        """New jobs were queued."""
+        if self.workers:
+            self.start()
+            self._wake.set()
+
+    def recover(self, force: bool = False) -> int:
+        """Queue again the running jobs of gone owners and of expired leases."""
+        now_mono = time.monotonic()
+        if not force and now_mono - self._recovered_at < RECOVER_EVERY:
+            return 0
+        self._recovered_at = now_mono
+        store, now = self._memory._store, utc_now()
+        released = 0
+        with store.transaction():
+            for owner in store.running_job_owners():
+                if owner_gone(owner):
+                    released += store.release_jobs(owner, now)
+            released += store.release_jobs(None, now)
+        return released
+
+    def run_one(self, thread_id: str | None = None) -> bool:
+        """Claim and run one due job (of ``thread_id`` when given); False if none."""
+        now = utc_now()
+        store = self._memory._store
+        with store.transaction():
+            job = store.claim_job(
+                self.owner, now, now + timedelta(seconds=LEASE_SECONDS), thread_id
+            )
+        if job is None:
+            return False
+        self._claimed = True
+        self._execute(job)
+        return True
+
+    def _execute(self, job: StoredJob) -> None:
+        memory = self._memory
+        request = ExtractionRequest.from_payload(job.job_id, job.thread_id, job.payload)
+        try:
+            llm = memory._extraction_llm(job.thread_id)
+            info = memory._store.get_thread(job.thread_id)
+            if info is None:  # the thread was deleted: nothing to extract
+                with memory._store.transaction():
+                    memory._store.finish_job(job.job_id, self.owner, {}, utc_now())
+                return
+            plan = plan_extraction(memory, request, llm, info)
+            write_extraction(
+                memory,
+                plan,
+                lambda result: memory._store.finish_job(
+                    job.job_id, self.owner, result.model_dump(mode="json"), utc_now()
+                ),
+            )
+        except JobLost:
+            return
+        except Exception as error:  # recorded on the job, never lost
+            if self._stop.is_set() and not isinstance(error, GraphMemError):
+                return
+            self._failed(job, error)
+
+    def _failed(self, job: StoredJob, error: Exception) -> None:
+        failures = job.failures + 1
+        status = "failed" if failures >= self.max_attempts else "queued"
+        now = utc_now()
+        text = f"{type(error).__name__}: {error}"[:4000]
+        store = self._memory._store
+        with store.transaction():
+            store.fail_job(
+                job.job_id,
+                self.owner,
+                status=status,
+                error=text,
+                not_before=now + timedelta(seconds=backoff(failures)),
+                now=now,
+            )
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.recover()
+                ran = self.run_one()
+            except Exception:  # the store closed under us, or a transient error
+                if self._stop.is_set():
+                    return
+                ran = False
+            if not ran:
+                self._wake.wait(_POLL)
+                self._wake.clear()
+
+    # closing --------------------------------------------------------------------
+
+    def stop(self, timeout: float) -> None:
+        """Let running jobs finish (up to ``timeout`` seconds in all), then give the
+        unfinished ones back to the queue; no new job starts."""
+        self._stop.set()
+        self._wake.set()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        _LIVE.discard(self.owner)
+        if not self._claimed:
+            return
+        try:
+            store = self._memory._store
+            with store.transaction():
+                store.release_jobs(self.owner, utc_now())
+        except GraphMemError:
+            pass  # the store is gone: the next open re-queues them (owner gone)

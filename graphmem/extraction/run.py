@@ -1,0 +1,322 @@
+"""One extraction: read the window, ask the LLM (and, by mode, retrieve link
+candidates), then write the records and links in one transaction.
+
+:func:`plan_extraction` makes every model call, outside any write transaction;
+:func:`write_extraction` writes, re-checking link proposals against the store as
+it is then. Record and relation ids derive from the job id and the position in
+the reply (``<job>-r<N>``, ``<job>-l<N>``), so a job that runs again after a
+crash cannot write the same record twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.ai.protocols import LlmProtocol
+from graphmem.core.record_types import MEMORY_TYPES
+from graphmem.core.validation import SearchFilters
+from graphmem.extraction.config import (
+    MAX_LINK_CANDIDATES,
+    MemoryExtractionConfig,
+    MemoryLinkExtractionMode,
+)
+from graphmem.extraction.linking import LinkPlan, ask_links, candidates_near, checked_links
+from graphmem.extraction.models import (
+    BASE_PROMPT_ID,
+    BASE_PROMPT_VERSION,
+    PROVENANCE_KEY,
+    ExtractedRecord,
+    ExtractionResult,
+    WindowMessage,
+)
+from graphmem.extraction.prompting import (
+    extraction_prompt,
+    extraction_schema,
+    fit_window,
+    parse_links,
+    parse_records,
+)
+from graphmem.registry_errors import PromptNotFoundError
+from graphmem.stores.base import NewMemory
+from graphmem.thread_models import ThreadInfo
+
+if TYPE_CHECKING:
+    from graphmem.memory import GraphMemory
+
+__all__ = ["ExtractionRequest", "Plan", "plan_extraction", "write_extraction"]
+
+_EMPTY = np.zeros((0, 0), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class ExtractionRequest:
+    """What a job asks for (its payload): the effective config, the messages
+    (``message_ids``, or the window ending before position ``upto``) and the
+    registry prompt, if any."""
+
+    job_id: str
+    thread_id: str
+    config: dict[str, Any]
+    upto: int | None = None
+    message_ids: tuple[str, ...] | None = None
+    prompt_id: str | None = None
+    prompt_vid: int | None = None
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "config": self.config,
+            "upto": self.upto,
+            "message_ids": None if self.message_ids is None else list(self.message_ids),
+            "prompt_id": self.prompt_id,
+            "prompt_vid": self.prompt_vid,
+        }
+
+    @classmethod
+    def from_payload(
+        cls, job_id: str, thread_id: str, payload: dict[str, Any]
+    ) -> ExtractionRequest:
+        ids = payload.get("message_ids")
+        return cls(
+            job_id=job_id,
+            thread_id=thread_id,
+            config=dict(payload.get("config") or {}),
+            upto=payload.get("upto"),
+            message_ids=None if ids is None else tuple(ids),
+            prompt_id=payload.get("prompt_id"),
+            prompt_vid=payload.get("prompt_vid"),
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An extraction decided, ready to write."""
+
+    request: ExtractionRequest
+    info: ThreadInfo
+    config: MemoryExtractionConfig
+    window: tuple[WindowMessage, ...] = ()
+    records: tuple[ExtractedRecord, ...] = ()
+    vectors: npt.NDArray[np.float32] = field(default_factory=lambda: _EMPTY)
+    links: LinkPlan = field(default_factory=LinkPlan)
+    dropped: int = 0
+    llm_calls: int = 0
+    prompt: tuple[str, int | None, bool] = (BASE_PROMPT_ID, BASE_PROMPT_VERSION, False)
+    model: str | None = None
+
+
+def _window(
+    memory: GraphMemory, request: ExtractionRequest, info: ThreadInfo
+) -> list[WindowMessage]:
+    store, now = memory._store, memory._clock()
+    size = MemoryExtractionConfig.model_validate(request.config).memory_extraction_window
+    if request.message_ids is not None:
+        found = store.get_messages(list(request.message_ids))
+        chosen = sorted(
+            (m for m in found.values() if m.thread_id == request.thread_id),
+            key=lambda m: m.position,
+        )
+    else:
+        upto = info.message_count if request.upto is None else request.upto
+        after = max(0, info.message_count - upto)
+        with store.transaction(write=False):
+            count = store.count_messages(request.thread_id, now)
+            page = store.list_messages(
+                request.thread_id, now, size + after, max(0, count - after - size)
+            )
+        chosen = [m for m in page if m.position < upto][-size:]
+    return [WindowMessage(m.id, m.role, m.content, dict(m.metadata)) for m in chosen]
+
+
+def _registry_text(
+    memory: GraphMemory, request: ExtractionRequest
+) -> tuple[str | None, tuple[str, int | None, bool]]:
+    """The registry prompt's text (None: the base prompt) and what provenance records."""
+    if request.prompt_id is None:
+        return None, (BASE_PROMPT_ID, BASE_PROMPT_VERSION, False)
+    try:
+        found = memory.resolve_prompt(request.prompt_id, request.prompt_vid, in_flight=True)
+    except PromptNotFoundError:  # purged meanwhile: the base prompt runs
+        return None, (BASE_PROMPT_ID, BASE_PROMPT_VERSION, True)
+    return found.prompt, (found.prompt_id, found.vid, False)
+
+
+def _model_name(llm: LlmProtocol) -> str:
+    name = getattr(llm, "model", None)
+    return name if isinstance(name, str) else type(llm).__name__
+
+
+def _scope(memory: GraphMemory, info: ThreadInfo) -> SearchFilters:
+    """Link candidates: the thread user's memory-like records, from any agent
+    (a thread's agent defaults to a fresh id, which would hide every stored memory)."""
+    return SearchFilters(
+        user_id=info.user_id,
+        agent_id=None if info.user_id else info.agent_id,
+        record_types=MEMORY_TYPES,
+        now=memory._clock(),
+    )
+
+
+def plan_extraction(
+    memory: GraphMemory, request: ExtractionRequest, llm: LlmProtocol, info: ThreadInfo
+) -> Plan:
+    """Every model call of one extraction (none when the window is empty).
+
+    Raises:
+        ModelError: the LLM or the embedder failed, or a reply is out of schema.
+        PromptError: the registry prompt's stored text breaks a text rule.
+    """
+    config = MemoryExtractionConfig.model_validate(request.config)
+    window = fit_window(_window(memory, request, info), config.memory_extraction_token_limit)
+    plan = Plan(request, info, config, tuple(window), model=_model_name(llm))
+    if not window:
+        return plan
+    text, prompt = _registry_text(memory, request)
+    mode = config.memory_link_extraction_mode
+    during = mode is MemoryLinkExtractionMode.DURING_EXTRACTION
+    candidates = None
+    if during:
+        query = memory._embed(["\n".join(m.content for m in window)])
+        candidates = candidates_near(
+            memory._store, _scope(memory, info), query, MAX_LINK_CANDIDATES
+        )
+    reply = llm.chat(
+        [
+            {
+                "role": "user",
+                "content": extraction_prompt(
+                    window,
+                    custom_instructions=config.memory_extraction_custom_instructions,
+                    registry_text=text,
+                    candidates=candidates,
+                    link_instructions=config.memory_link_extraction_custom_instructions,
+                ),
+            }
+        ],
+        json_schema=extraction_schema(during),
+    )
+    records, dropped = parse_records(reply, len(window))
+    vectors = memory._embed([r.content for r in records]) if records else _EMPTY
+    links = LinkPlan()
+    if during and candidates is not None:
+        proposals, malformed = parse_links(reply, "extraction", optional=True)
+        links = LinkPlan(candidates, tuple(proposals), malformed, 0)
+    elif mode is MemoryLinkExtractionMode.POST_EXTRACTION:
+        links = ask_links(
+            memory._store,
+            llm,
+            _scope(memory, info),
+            records,
+            vectors,
+            config.memory_link_extraction_custom_instructions,
+        )
+    return replace(
+        plan,
+        records=tuple(records),
+        vectors=vectors,
+        links=links,
+        dropped=dropped,
+        llm_calls=1 + links.llm_calls,
+        prompt=prompt,
+    )
+
+
+def _inherited(plan: Plan, record: ExtractedRecord) -> dict[str, Any]:
+    keep = plan.config.memory_extraction_inherit_message_metadata
+    meta: dict[str, Any] = {}
+    if keep:
+        for index in record.sources:
+            source = plan.window[index].metadata
+            meta.update(source if keep is True else {k: source[k] for k in keep if k in source})
+    return meta
+
+
+def _new_records(memory: GraphMemory, plan: Plan) -> list[NewMemory]:
+    now = memory._clock()
+    prompt_id, prompt_vid, _ = plan.prompt
+    built = []
+    for index, record in enumerate(plan.records):
+        provenance = {
+            "job_id": plan.request.job_id,
+            "message_ids": [plan.window[i].record_id for i in record.sources],
+            "model": plan.model,
+            "prompt_id": prompt_id,
+            "prompt_vid": prompt_vid,
+        }
+        built.append(
+            NewMemory(
+                record_id=f"{plan.request.job_id}-r{index}",
+                record_type=record.record_type,
+                content=record.content,
+                user_id=plan.info.user_id,
+                agent_id=plan.info.agent_id,
+                thread_id=plan.info.thread_id,
+                metadata=_inherited(plan, record) | {PROVENANCE_KEY: provenance},
+                timestamp=None,
+                created_at=now,
+                expires_at=None,
+                embedding=plan.vectors[index],
+            )
+        )
+    return built
+
+
+class JobLost(Exception):
+    """The job was taken from this worker (re-queued after its lease); nothing written."""
+
+
+def write_extraction(
+    memory: GraphMemory,
+    plan: Plan,
+    finish: Callable[[ExtractionResult], bool] | None = None,
+) -> ExtractionResult:
+    """Write the plan in one transaction; ``finish(result)`` runs last inside it
+    (marks the job done) and its False rolls everything back (:class:`JobLost`)."""
+    store = memory._store
+    with store.transaction():
+        new = _new_records(memory, plan) if store.get_thread(plan.info.thread_id) else []
+        if new:
+            memory._use_embedder(int(plan.vectors.shape[1]))
+        stored = store.get_record_types([m.record_id for m in new])
+        store.insert_memories([m for m in new if m.record_id not in stored])
+        links, rejected = checked_links(
+            store,
+            {f"new-{i}": m.record_id for i, m in enumerate(new)},
+            plan.links.candidates,
+            plan.links.proposals if new else (),
+            id_prefix=f"{plan.request.job_id}-l",
+            now=memory._clock(),
+            metadata={PROVENANCE_KEY: {"job_id": plan.request.job_id}},
+        )
+        existing = store.get_links([link.relation_id for link in links])
+        for link in links:
+            if link.relation_id not in existing:
+                store.insert_link(link)
+        result = _result(plan, new, links, rejected + plan.links.malformed)
+        if finish is not None and not finish(result):
+            raise JobLost(plan.request.job_id)
+    return result
+
+
+def _result(
+    plan: Plan, new: Sequence[NewMemory], links: Sequence[Any], rejected: int
+) -> ExtractionResult:
+    prompt_id, prompt_vid, fallback = plan.prompt
+    return ExtractionResult(
+        job_id=plan.request.job_id,
+        thread_id=plan.request.thread_id,
+        record_ids=[m.record_id for m in new],
+        relation_ids=[link.relation_id for link in links],
+        rejected_links=rejected,
+        dropped_records=plan.dropped,
+        llm_calls=plan.llm_calls,
+        message_ids=[m.record_id for m in plan.window],
+        prompt_id=prompt_id,
+        prompt_vid=prompt_vid,
+        prompt_fallback=fallback,
+        model=plan.model,
+    )

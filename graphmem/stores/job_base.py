@@ -1,0 +1,86 @@
+"""The job methods every store implements (durable extraction jobs)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+__all__ = ["JobStore", "StoredJob"]
+
+
+@dataclass(frozen=True)
+class StoredJob:
+    """A job row."""
+
+    job_id: str
+    kind: str
+    thread_id: str
+    status: str
+    attempts: int
+    failures: int
+    owner: str | None
+    lease_until: datetime | None
+    not_before: datetime
+    last_error: str | None
+    payload: dict[str, Any]
+    result: dict[str, Any] | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class JobStore(ABC):
+    """Jobs: queued -> running (one owner, until a lease) -> done | failed.
+
+    Every method runs inside the caller's transaction.
+    """
+
+    @abstractmethod
+    def insert_job(self, job: StoredJob) -> None:
+        """Insert a new job (status, payload, result, not_before and created_at are used)."""
+
+    @abstractmethod
+    def get_job(self, job_id: str) -> StoredJob | None:
+        """The job, or None."""
+
+    @abstractmethod
+    def list_jobs(
+        self, thread_id: str | None, status: str | None, limit: int, offset: int
+    ) -> list[StoredJob]:
+        """Jobs of a thread and/or a status (None: any), oldest first."""
+
+    @abstractmethod
+    def claim_job(
+        self, owner: str, now: datetime, lease_until: datetime, thread_id: str | None
+    ) -> StoredJob | None:
+        """Mark the next queued job due at ``now`` running for ``owner``; None if none."""
+
+    @abstractmethod
+    def finish_job(self, job_id: str, owner: str, result: dict[str, Any], now: datetime) -> bool:
+        """Mark the owner's running job done; False when the owner no longer holds it."""
+
+    @abstractmethod
+    def fail_job(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        status: str,
+        error: str,
+        not_before: datetime,
+        now: datetime,
+    ) -> bool:
+        """Record a failed attempt (status ``queued`` or ``failed``); False when not held."""
+
+    @abstractmethod
+    def running_job_owners(self) -> list[str]:
+        """The owners of running jobs."""
+
+    @abstractmethod
+    def release_jobs(self, owner: str | None, now: datetime) -> int:
+        """Queue again the running jobs of ``owner``, or (None) those whose lease expired."""
+
+    @abstractmethod
+    def retry_job(self, job_id: str, now: datetime) -> bool:
+        """Queue a failed job again; False when it is not failed."""

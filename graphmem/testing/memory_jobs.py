@@ -1,0 +1,143 @@
+"""The job part of :class:`~graphmem.testing.memory_store.MemoryStore`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from graphmem.errors import ConflictError
+from graphmem.stores.job_base import JobStore, StoredJob
+
+__all__ = ["MemoryJobs"]
+
+
+class MemoryJobs(JobStore):
+    """Job rows in one dict (the store's transaction covers it)."""
+
+    def _init_jobs(self) -> None:
+        self._jobs: dict[str, StoredJob] = {}
+
+    def _jobs_state(self) -> dict[str, StoredJob]:
+        return dict(self._jobs)
+
+    def _restore_jobs(self, state: dict[str, StoredJob]) -> None:
+        self._jobs = state
+
+    def insert_job(self, job: StoredJob) -> None:
+        if job.job_id in self._jobs:
+            raise ConflictError(f"the change violates a store constraint: {job.job_id}")
+        self._jobs[job.job_id] = replace(
+            job,
+            attempts=0,
+            failures=0,
+            owner=None,
+            lease_until=None,
+            last_error=None,
+            updated_at=job.created_at,
+        )
+
+    def get_job(self, job_id: str) -> StoredJob | None:
+        return self._jobs.get(job_id)
+
+    def list_jobs(
+        self, thread_id: str | None, status: str | None, limit: int, offset: int
+    ) -> list[StoredJob]:
+        found = sorted(
+            (
+                j
+                for j in self._jobs.values()
+                if thread_id in (None, j.thread_id) and status in (None, j.status)
+            ),
+            key=lambda j: (j.created_at, j.job_id),
+        )
+        return found[offset : offset + limit]
+
+    def claim_job(
+        self, owner: str, now: datetime, lease_until: datetime, thread_id: str | None
+    ) -> StoredJob | None:
+        due = [
+            j
+            for j in self._jobs.values()
+            if j.status == "queued" and j.not_before <= now and thread_id in (None, j.thread_id)
+        ]
+        if not due:
+            return None
+        job = min(due, key=lambda j: (j.not_before, j.created_at, j.job_id))
+        claimed = replace(
+            job,
+            status="running",
+            owner=owner,
+            lease_until=lease_until,
+            attempts=job.attempts + 1,
+            updated_at=now,
+        )
+        self._jobs[job.job_id] = claimed
+        return claimed
+
+    def _held(self, job_id: str, owner: str) -> StoredJob | None:
+        job = self._jobs.get(job_id)
+        return job if job is not None and job.status == "running" and job.owner == owner else None
+
+    def finish_job(self, job_id: str, owner: str, result: dict[str, Any], now: datetime) -> bool:
+        job = self._held(job_id, owner)
+        if job is None:
+            return False
+        self._jobs[job_id] = replace(
+            job, status="done", result=result, owner=None, lease_until=None, updated_at=now
+        )
+        return True
+
+    def fail_job(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        status: str,
+        error: str,
+        not_before: datetime,
+        now: datetime,
+    ) -> bool:
+        job = self._held(job_id, owner)
+        if job is None:
+            return False
+        self._jobs[job_id] = replace(
+            job,
+            status=status,
+            failures=job.failures + 1,
+            last_error=error,
+            not_before=not_before,
+            owner=None,
+            lease_until=None,
+            updated_at=now,
+        )
+        return True
+
+    def running_job_owners(self) -> list[str]:
+        return sorted({j.owner for j in self._jobs.values() if j.status == "running" and j.owner})
+
+    def release_jobs(self, owner: str | None, now: datetime) -> int:
+        released = [
+            j
+            for j in self._jobs.values()
+            if j.status == "running"
+            and (
+                j.owner == owner
+                if owner is not None
+                else j.lease_until is not None and j.lease_until < now
+            )
+        ]
+        for job in released:
+            self._jobs[job.job_id] = replace(
+                job, status="queued", owner=None, lease_until=None, updated_at=now
+            )
+        return len(released)
+
+    def retry_job(self, job_id: str, now: datetime) -> bool:
+        job = self._jobs.get(job_id)
+        if job is None or job.status != "failed":
+            return False
+        self._jobs[job_id] = replace(
+            job, status="queued", failures=0, not_before=now, updated_at=now
+        )
+        return True

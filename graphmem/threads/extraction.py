@@ -1,0 +1,216 @@
+"""Memory extraction on a thread handle: run one now, queue one, wait for the queue."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from graphmem.asyncpool import async_twin
+from graphmem.core.validation import check_id, utc_now
+from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.extraction.config import check_extraction_config
+from graphmem.extraction.models import ExtractionResult
+from graphmem.extraction.run import ExtractionRequest, plan_extraction, write_extraction
+from graphmem.registry_checks import check_prompt_id, check_vid
+from graphmem.stores.job_base import StoredJob
+from graphmem.thread_models import ThreadInfo
+
+if TYPE_CHECKING:
+    from graphmem.ai.protocols import LlmProtocol
+    from graphmem.asyncpool import WorkerPool
+    from graphmem.memory import GraphMemory
+
+__all__ = ["ThreadExtraction"]
+
+
+def _check_timeout(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise InvalidArgumentError("timeout", f"must be None or a number >= 0; got {value!r}")
+    return float(value)
+
+
+class ThreadExtraction:
+    """Mixed into :class:`graphmem.threads.Thread`."""
+
+    _memory: GraphMemory
+    thread_id: str
+    llm: LlmProtocol | None
+
+    @property
+    def _pool(self) -> WorkerPool:
+        return self._memory._pool
+
+    if TYPE_CHECKING:
+
+        def info(self) -> ThreadInfo: ...
+
+    def _message_ids(self, message_ids: object) -> tuple[str, ...] | None:
+        if message_ids is None:
+            return None
+        if isinstance(message_ids, (str, bytes)) or not isinstance(message_ids, Iterable):
+            raise InvalidArgumentError("message_ids", "must be an iterable of message ids")
+        ids = tuple(check_id(f"message_ids[{i}]", m) for i, m in enumerate(message_ids))
+        if not ids:
+            raise InvalidArgumentError("message_ids", "must name at least one message")
+        found = self._memory._store.get_messages(list(ids))
+        for index, mid in enumerate(ids):
+            if mid not in found or found[mid].thread_id != self.thread_id:
+                raise NotFoundError(f"message_ids[{index}]: no message {mid!r} in this thread")
+        return ids
+
+    def _request(
+        self,
+        message_ids: object,
+        prompt_id: object,
+        prompt_vid: object,
+        config: object,
+        *,
+        job_id: str | None = None,
+        in_flight: bool = False,
+    ) -> tuple[ExtractionRequest, ThreadInfo]:
+        """Every argument checked (the prompt resolved as a new reference, unless
+        the work is already ``in_flight``) before any model call or write."""
+        memory = self._memory
+        memory._check_open()
+        info = self.info()
+        ids = self._message_ids(message_ids)
+        call = check_extraction_config("config", config)
+        if prompt_id is None and prompt_vid is not None:
+            raise InvalidArgumentError("prompt_vid", "needs a prompt_id")
+        pid = None if prompt_id is None else check_prompt_id(prompt_id)
+        vid = check_vid(prompt_vid)
+        if pid is not None and not in_flight:
+            memory.resolve_prompt(pid, vid)
+        return (
+            ExtractionRequest(
+                job_id=job_id or str(uuid.uuid4()),
+                thread_id=self.thread_id,
+                config=memory._thread_config(info, call).model_dump(mode="json"),
+                upto=info.message_count if ids is None else None,
+                message_ids=ids,
+                prompt_id=pid,
+                prompt_vid=vid,
+            ),
+            info,
+        )
+
+    def extract_memories(
+        self,
+        message_ids: Iterable[str] | None = None,
+        *,
+        prompt_id: str | None = None,
+        prompt_vid: int | None = None,
+        config: Any = None,
+    ) -> ExtractionResult:
+        """Extract memories now, from ``message_ids`` (default: the window of the
+        thread's last messages), and return what was written.
+
+        The same work as a queued job, run in the calling thread: one extraction
+        call, one more for ``POST_EXTRACTION`` links, then records and links in
+        one transaction; a job row with status ``done`` records it. It runs even
+        when the config's ``extract_memories`` is False (the call asks for it).
+
+        Args:
+            message_ids: messages of this thread to read (in thread order).
+            prompt_id: a registry prompt whose text steers extraction (injected
+                into the base prompt as delimited, untrusted text).
+            prompt_vid: its version; None: the current one.
+            config: a :class:`~graphmem.MemoryExtractionConfig` (or mapping) whose
+                set fields override the thread's for this call.
+
+        Raises:
+            InvalidArgumentError: a bad argument; nothing is called or written.
+            NotFoundError: a message is not in this thread.
+            PromptNotFoundError, PromptConflictError: the prompt cannot be newly used.
+            ExtractionError: no LLM is set.
+            ModelError: the LLM or the embedder failed or answered out of schema;
+                nothing is written.
+        """
+        return self._extract(message_ids, prompt_id, prompt_vid, config)
+
+    def _extract(
+        self,
+        message_ids: object,
+        prompt_id: object,
+        prompt_vid: object,
+        config: object,
+        *,
+        job_id: str | None = None,
+        in_flight: bool = False,
+    ) -> ExtractionResult:
+        """:meth:`extract_memories`, also for work already under way (a memory
+        block: ``in_flight`` resolves an archived prompt and falls back to the base
+        prompt when it was purged) under a ``job_id`` fixed by the caller, so that a
+        retry finds the job row of work already written."""
+        request, info = self._request(
+            message_ids, prompt_id, prompt_vid, config, job_id=job_id, in_flight=in_flight
+        )
+        memory = self._memory
+        plan = plan_extraction(
+            memory, request, self.llm or memory._extraction_llm(self.thread_id), info
+        )
+
+        def record(result: ExtractionResult) -> bool:
+            now = utc_now()
+            memory._store.insert_job(
+                StoredJob(
+                    job_id=request.job_id,
+                    kind="extract",
+                    thread_id=self.thread_id,
+                    status="done",
+                    attempts=1,
+                    failures=0,
+                    owner=None,
+                    lease_until=None,
+                    not_before=now,
+                    last_error=None,
+                    payload=request.payload(),
+                    result=result.model_dump(mode="json"),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            return True
+
+        return write_extraction(memory, plan, record)
+
+    def schedule_extraction(
+        self,
+        message_ids: Iterable[str] | None = None,
+        *,
+        prompt_id: str | None = None,
+        prompt_vid: int | None = None,
+        config: Any = None,
+    ) -> str:
+        """Queue the work of :meth:`extract_memories` as a durable job; returns its
+        id (``GraphMemory.get_job(job_id)`` reads its status and result)."""
+        request, _ = self._request(message_ids, prompt_id, prompt_vid, config)
+        memory = self._memory
+        memory._extraction_llm(self.thread_id)  # no LLM: refused now, not later
+        with memory._store.transaction():
+            memory._queue(request)
+        memory._jobs.notify()
+        return request.job_id
+
+    def wait_for_memory_extraction(self, timeout: float | None = None) -> None:
+        """Wait until none of this thread's extraction jobs is queued or running.
+
+        With ``extraction_workers=0`` the jobs run here, in the calling thread.
+
+        Raises:
+            ExtractionTimeoutError: jobs are still pending after ``timeout`` seconds.
+            ExtractionError: some of the thread's jobs failed (``job_ids``); they
+                stay listed by ``GraphMemory.list_jobs(status="failed")`` until
+                queued again by ``GraphMemory.retry_job(job_id)``.
+        """
+        self._memory._check_open()
+        wait = _check_timeout(timeout)
+        self.info()
+        self._memory._wait_for_thread(self.thread_id, wait)
+
+    extract_memories_async = async_twin(extract_memories)
+    schedule_extraction_async = async_twin(schedule_extraction)
+    wait_for_memory_extraction_async = async_twin(wait_for_memory_extraction)

@@ -1,0 +1,81 @@
+-- graphmem Oracle store: durable extraction jobs (graphmem.extraction.jobs).
+--
+-- A job is claimed by a conditional UPDATE (status still 'queued'), and finished
+-- or failed only by the owner holding it (status 'running' and the same owner),
+-- so a job that another process re-queued meanwhile is never written twice.
+
+-- name: insert-job
+-- A new job.
+INSERT INTO graphmem_job (job_id, kind, thread_id, status, attempts, failures, owner,
+                          lease_until, not_before, last_error, payload, result,
+                          created_at, updated_at)
+VALUES (:job_id, :kind, :thread_id, :status, 0, 0, NULL, NULL, :not_before, NULL,
+        :payload, :result, :created_at, :created_at);
+
+-- name: get-job
+-- One job.
+SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
+       not_before, last_error, payload, result, created_at, updated_at
+FROM graphmem_job
+WHERE job_id = :job_id;
+
+-- name: list-jobs
+-- Jobs of one thread and/or one status (NULL: any), oldest first, one page.
+SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
+       not_before, last_error, payload, result, created_at, updated_at
+FROM graphmem_job
+WHERE (:thread_id IS NULL OR thread_id = :thread_id)
+  AND (:status IS NULL OR status = :status)
+ORDER BY created_at, job_id
+OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
+
+-- name: next-job
+-- The queued job to claim next (of one thread, or of any when NULL).
+SELECT job_id FROM graphmem_job
+WHERE status = 'queued' AND not_before <= :now
+  AND (:thread_id IS NULL OR thread_id = :thread_id)
+ORDER BY not_before, created_at, job_id
+FETCH FIRST 1 ROWS ONLY;
+
+-- name: claim-job
+-- Take a queued job for one owner; no row changes when another owner took it first.
+UPDATE graphmem_job
+SET status = 'running', owner = :owner, lease_until = :lease_until,
+    attempts = attempts + 1, updated_at = :now
+WHERE job_id = :job_id AND status = 'queued';
+
+-- name: finish-job
+-- The owner's running job is done, with its result.
+UPDATE graphmem_job
+SET status = 'done', result = :result, owner = NULL, lease_until = NULL, updated_at = :now
+WHERE job_id = :job_id AND status = 'running' AND owner = :owner;
+
+-- name: fail-job
+-- The owner's running job failed an attempt: queued again (after not_before) or failed.
+UPDATE graphmem_job
+SET status = :status, failures = failures + 1, last_error = :last_error,
+    not_before = :not_before, owner = NULL, lease_until = NULL, updated_at = :now
+WHERE job_id = :job_id AND status = 'running' AND owner = :owner;
+
+-- name: running-job-owners
+-- The owners holding running jobs (to find the ones whose process died).
+SELECT DISTINCT owner FROM graphmem_job WHERE status = 'running';
+
+-- name: release-owner-jobs
+-- Queue again the running jobs of an owner that is gone.
+UPDATE graphmem_job
+SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
+WHERE status = 'running' AND owner = :owner;
+
+-- name: release-expired-jobs
+-- Queue again the running jobs whose lease ran out.
+UPDATE graphmem_job
+SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
+WHERE status = 'running' AND lease_until < :now;
+
+-- name: retry-job
+-- A failed job, queued again with its failures forgotten.
+UPDATE graphmem_job
+SET status = 'queued', failures = 0, not_before = :now, updated_at = :now
+WHERE job_id = :job_id AND status = 'failed';
+
