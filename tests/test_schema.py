@@ -225,13 +225,13 @@ def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
     with GraphMemory(db_path) as memory:
         memory.add_memory("kept", memory_id="m")
     conn = sqlite3.connect(db_path)
-    conn.execute("DROP INDEX graphmem_link_source_walk_ix")
+    conn.execute("DROP INDEX graphmem_adjacency_pair_ix")
     conn.execute("UPDATE graphmem_meta SET meta_value = '1' WHERE meta_key = 'schema_version'")
     conn.commit()
     with GraphMemory(db_path) as memory:
         assert memory.get_memory("m").content == "kept"
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert "graphmem_link_source_walk_ix" in names
+    assert "graphmem_adjacency_pair_ix" in names
     version = conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()
@@ -291,7 +291,7 @@ def test_schema_v3_store_is_upgraded_to_hold_messages(tmp_path: Path) -> None:
     try:
         assert conn.execute(
             "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        ).fetchone() == ("4",)
+        ).fetchone() == (SCHEMA_VERSION,)
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
             conn.execute(

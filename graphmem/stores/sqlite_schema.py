@@ -34,10 +34,10 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_state
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
-SCHEMA_TABLES = 10
+SCHEMA_TABLES = 13
 """Tables that ``count-schema-tables`` finds in a complete schema."""
 
 _LEGACY_TABLES = {
