@@ -8,6 +8,7 @@ import pytest
 
 from graphmem import GraphMemory, HybridConfig, InvalidArgumentError, TopKMemorySearchConfig
 from graphmem.core.fusion import reciprocal_rank_fusion
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 from graphmem.testing.memory_store import MemoryStore
 from graphmem.testing.model import ManualClock
 
@@ -157,7 +158,7 @@ def test_v3_store_is_upgraded_and_indexed(tmp_path: Path) -> None:
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()
     conn.close()
-    assert version == ("4",)
+    assert version == (SCHEMA_VERSION,)
 
 
 def test_sqlite_keyword_leaves_stop_words_out_of_the_match(tmp_path: Path) -> None:
