@@ -107,22 +107,24 @@ def _linked_nodes(
 ) -> Iterator[LinkedNode]:
     """Assemble the tree rows (node numbers) with the nodes' ids and the link rows.
 
-    A link shared by several roots' trees (a hub's) is converted once.
+    A link shared by several roots' trees (a hub's) is converted once, and so is an
+    entry (node, parent link, depth) that several trees share; both are immutable.
     """
     ids = {int(n[0]): n[1] for n in nodes}
     types = {n[1]: n[2] for n in nodes}
     relations = {
         r[0]: relation_from_row((r[0], r[1], types[r[1]], r[2], types[r[2]], *r[3:])) for r in links
     }
+    entries: dict[tuple[Any, ...], TreeEntry] = {}
     for root_no, node_no, parent_no, depth, created_at, relation_id in rows:
-        yield LinkedNode(
-            root_id=ids[root_no],
-            entry=TreeEntry(
+        key = (node_no, relation_id, depth)
+        entry = entries.get(key)
+        if entry is None:
+            entry = entries[key] = TreeEntry(
                 node=ids[node_no],
                 parent=ids[parent_no],
                 relation_id=relation_id,
                 created_at=created_at,
                 depth=int(depth),
-            ),
-            relation=relations[relation_id],
-        )
+            )
+        yield LinkedNode(root_id=ids[root_no], entry=entry, relation=relations[relation_id])
