@@ -317,8 +317,16 @@ def schema_is_current(path: Path) -> bool:
 
 
 def ensure_store(memories: int, links: int, seed: int, **options: object) -> Path:
-    """The cached store for ``(N, M, seed)``, generated when missing or outdated."""
+    """The cached store for ``(N, M, seed)``, generated when missing or outdated.
+
+    A file made by an older schema is upgraded by opening it, as graphmem does for
+    its users; only one that the upgrade cannot bring up to date is generated again.
+    """
     path = store_path(memories, links, seed)
+    if path.exists() and not schema_is_current(path):
+        t = time.perf_counter()
+        SqliteStore(path, PREFIX).close()
+        print(f"upgraded {path.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     if not path.exists() or not schema_is_current(path):
         build_store(path, memories, links, seed, **options)  # type: ignore[arg-type]
     return path

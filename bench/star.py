@@ -37,7 +37,6 @@ from typing import Any
 from bench.generate import DATA_DIR, NOW, PREFIX
 from bench.traverse import Row, _check, build_model, load_graph, store_rows
 from graphmem.core.validation import SearchFilters, format_time
-from graphmem.models import SchemaPolicy
 from graphmem.stores.sqlite import SqliteStore
 
 __all__ = ["build_star", "main"]
@@ -143,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     from graphmem.testing.model import ModelFilters
 
     roots = ["hub"] + [_leaf(i * (args.leaves // ROOTS)) for i in range(1, ROOTS)]
-    store = SqliteStore(path, PREFIX, SchemaPolicy.REQUIRE_EXISTING)
+    store = SqliteStore(path, PREFIX)  # a file of an older schema is upgraded here
     report: dict[str, Any] = {
         "python": platform.python_version(),
         "sqlite": sqlite3.sqlite_version,

@@ -1,11 +1,13 @@
 """Linked-context trees equal the reference model's on random graphs, on a store
-created at today's schema and on the same graph in a file made at schema version 3
-(graphmem before the vector log) that opening upgrades."""
+created at today's schema and on the same graph in a file made at an older schema
+version that opening upgrades: 3 (before the vector log) and 4 (before the node
+numbers and the adjacency table the traversal walks since version 5)."""
 
 import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,16 +17,15 @@ from graphmem.testing.model import ManualClock
 from graphmem.testing.shape import expected_tree_rows, flatten_result
 from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_graph, search_args
 
-V3_INSTALL = (Path(__file__).parents[1] / "tests" / "data" / "sqlite_install_v3.sql").read_text(
-    "utf-8"
-)
+_DATA = Path(__file__).parents[1] / "tests" / "data"
+INSTALL = {v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4")}
 _TABLES = ("memory", "memory_meta", "link")
 
 
-def _copy_to_v3(source: Path, target: Path) -> None:
-    """The rows of ``source`` written into a new file made by the version 3 script."""
+def _copy_to_old(source: Path, target: Path, version: str) -> None:
+    """The rows of ``source`` written into a new file made by an older version's script."""
     conn = sqlite3.connect(target)
-    conn.executescript(V3_INSTALL)
+    conn.executescript(INSTALL[version])
     conn.execute("ATTACH DATABASE ? AS src", (str(source),))
     for table in _TABLES:
         cols = [r[1] for r in conn.execute(f"PRAGMA main.table_info(graphmem_{table})")]
@@ -40,7 +41,7 @@ def _copy_to_v3(source: Path, target: Path) -> None:
     conn.execute("DETACH DATABASE src")
     assert conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-    ).fetchone() == ("3",)
+    ).fetchone() == (version,)
     conn.close()
 
 
@@ -56,6 +57,7 @@ def _trees(memory: GraphMemory, args: SearchArgs, num_hops: int, cap: int | None
     return {r.id: flatten_result(r) for r in results}
 
 
+@pytest.mark.parametrize("version", sorted(INSTALL))
 @settings(max_examples=40, deadline=None)
 @given(
     spec=graphs(),
@@ -64,11 +66,11 @@ def _trees(memory: GraphMemory, args: SearchArgs, num_hops: int, cap: int | None
     cap=st.none() | st.integers(1, 6),
 )
 def test_tree_equals_model_before_and_after_upgrade(
-    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int | None
+    version: str, spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int | None
 ) -> None:
     clock = ManualClock()
     with tempfile.TemporaryDirectory() as tmp:
-        fresh, old = Path(tmp) / "fresh.db", Path(tmp) / "v3.db"
+        fresh, old = Path(tmp) / "fresh.db", Path(tmp) / f"v{version}.db"
         with GraphMemory(fresh, clock=clock) as memory:
             model = load_graph(memory, clock, spec)
             filters = args.model_filters(clock)
@@ -77,13 +79,13 @@ def test_tree_equals_model_before_and_after_upgrade(
             assert rows == expected_tree_rows(
                 model, root, model.tree(root, filters, num_hops, cap)
             ), root
-        _copy_to_v3(fresh, old)
+        _copy_to_old(fresh, old, version)
         with GraphMemory(old, clock=clock) as memory:
             after = _trees(memory, args, num_hops, cap)
         assert after == before
         conn = sqlite3.connect(old)
-        version = conn.execute(
+        stored = conn.execute(
             "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
         ).fetchone()
         conn.close()
-        assert version == (SCHEMA_VERSION,)
+        assert stored == (SCHEMA_VERSION,)

@@ -65,7 +65,7 @@ def test_cli_sql_oracle_applies_the_prefix(capsys: pytest.CaptureFixture[str]) -
     assert main(["sql", "--dialect", "oracle", "--prefix", "T_GRAPH_MEMORY"]) == 0
     ddl = capsys.readouterr().out
     assert "CREATE TABLE IF NOT EXISTS T_GRAPH_MEMORY__MEMORY" in ddl
-    assert "CREATE PROPERTY GRAPH IF NOT EXISTS T_GRAPH_MEMORY__graph" in ddl
+    assert "CREATE OR REPLACE PROPERTY GRAPH T_GRAPH_MEMORY__graph" in ddl
     code = [line for line in ddl.splitlines() if not line.lstrip().startswith("--")]
     assert not any("GRAPHMEM_" in line.upper() for line in code)
 

@@ -225,13 +225,13 @@ def test_schema_older_version_is_upgraded_on_open(db_path: Path) -> None:
     with GraphMemory(db_path) as memory:
         memory.add_memory("kept", memory_id="m")
     conn = sqlite3.connect(db_path)
-    conn.execute("DROP INDEX graphmem_link_source_walk_ix")
+    conn.execute("DROP INDEX graphmem_adjacency_pair_ix")
     conn.execute("UPDATE graphmem_meta SET meta_value = '1' WHERE meta_key = 'schema_version'")
     conn.commit()
     with GraphMemory(db_path) as memory:
         assert memory.get_memory("m").content == "kept"
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert "graphmem_link_source_walk_ix" in names
+    assert "graphmem_adjacency_pair_ix" in names
     version = conn.execute(
         "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
     ).fetchone()

@@ -70,8 +70,8 @@ def level_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, int
         cursor = run(self, name, **binds)
         if name == "expand-level":
             rows = self._conn.execute(
-                "SELECT root_id, COUNT(*) FROM temp.graphmem_reached WHERE depth = ? "
-                "GROUP BY root_id",
+                "SELECT root_no, COUNT(*) FROM temp.graphmem_reached WHERE depth = ? "
+                "GROUP BY root_no",
                 (binds["depth"],),
             ).fetchall()
             seen.append(dict(rows))

@@ -89,6 +89,9 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__memory_block",
         "T_GRAPH__job",
         "sqlite_sequence",  # SQLite's own, for the vector log's AUTOINCREMENT
+        "T_GRAPH__node",
+        "T_GRAPH__adjacency",
+        "T_GRAPH__adjacency_recheck",
     }
 
 

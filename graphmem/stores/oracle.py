@@ -46,9 +46,9 @@ NEAREST_SLACK = 1e-5
 than the database's and numpy's cosine arithmetic can differ, so that the exact
 ranking in numpy sees every row that can belong to the top k."""
 
-SCHEMA_TABLES = 14
+SCHEMA_TABLES = 16
 """Tables and work tables that ``count-schema-tables`` finds in a complete schema."""
-SCHEMA_TRIGGERS = 2
+SCHEMA_TRIGGERS = 4
 """VALID triggers that ``count-schema-tables`` finds in a complete schema."""
 SCHEMA_GRAPHS = 1
 """Property graphs that ``count-schema-tables`` finds in a complete schema."""

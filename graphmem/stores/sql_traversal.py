@@ -55,16 +55,9 @@ class SqlTraversal:
             binds = self._use_filter(filters)
             self._grow_trees(root_ids, binds, num_hops, max_linked_results)
             rows = self._run("select-linked-context").fetchall()
-        return (
-            LinkedNode(
-                root_id=r[0],
-                entry=TreeEntry(
-                    node=r[1], parent=r[2], relation_id=r[5], created_at=r[4], depth=int(r[3])
-                ),
-                relation=relation_from_row(r[5:]),
-            )
-            for r in rows
-        )
+            nodes = self._run("select-linked-nodes").fetchall()
+            links = self._run("select-linked-links").fetchall()
+        return _linked_nodes(rows, nodes, links)
 
     def _grow_trees(
         self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
@@ -83,7 +76,7 @@ class SqlTraversal:
         roots = [{"root_id": r} for r in root_ids]
         self._run_many("insert-traversal-root", roots)
         self._run_many("open-traversal-root", roots)
-        counts = dict.fromkeys(root_ids, 0)
+        counts: dict[int, int] = {}
         open_roots = len(roots)
         for depth in range(1, num_hops + 1):
             if cap is None:
@@ -94,14 +87,44 @@ class SqlTraversal:
             if not reached:
                 return
             full: list[dict[str, Any]] = []
-            for root_id, count in sorted(reached):
-                before = counts[root_id]
-                counts[root_id] = before + int(count)
-                if cap is not None and counts[root_id] >= cap:
-                    full.append({"root_id": root_id, "depth": depth, "keep": cap - before})
+            for root_no, count in sorted(reached):
+                before = counts.get(root_no, 0)
+                counts[root_no] = before + int(count)
+                if cap is not None and counts[root_no] >= cap:
+                    full.append({"root_no": root_no, "depth": depth, "keep": cap - before})
             if full:
                 self._run_many("trim-traversal-root", full)
-                self._run_many("close-traversal-root", [{"root_id": f["root_id"]} for f in full])
+                self._run_many("close-traversal-root", [{"root_no": f["root_no"]} for f in full])
                 open_roots -= len(full)
             if open_roots == 0:
                 return
+
+
+def _linked_nodes(
+    rows: Sequence[Sequence[Any]],
+    nodes: Sequence[Sequence[Any]],
+    links: Sequence[Sequence[Any]],
+) -> Iterator[LinkedNode]:
+    """Assemble the tree rows (node numbers) with the nodes' ids and the link rows.
+
+    A link shared by several roots' trees (a hub's) is converted once, and so is an
+    entry (node, parent link, depth) that several trees share; both are immutable.
+    """
+    ids = {int(n[0]): n[1] for n in nodes}
+    types = {n[1]: n[2] for n in nodes}
+    relations = {
+        r[0]: relation_from_row((r[0], r[1], types[r[1]], r[2], types[r[2]], *r[3:])) for r in links
+    }
+    entries: dict[tuple[Any, ...], TreeEntry] = {}
+    for root_no, node_no, parent_no, depth, created_at, relation_id in rows:
+        key = (node_no, relation_id, depth)
+        entry = entries.get(key)
+        if entry is None:
+            entry = entries[key] = TreeEntry(
+                node=ids[node_no],
+                parent=ids[parent_no],
+                relation_id=relation_id,
+                created_at=created_at,
+                depth=int(depth),
+            )
+        yield LinkedNode(root_id=ids[root_no], entry=entry, relation=relations[relation_id])

@@ -111,9 +111,10 @@ WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.meta_key, s.meta_v
 SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version' FOR UPDATE;
 
 -- name: count-schema-tables
--- How complete the store's schema is, in one row: the tables found (the 6 tables,
--- the 3 work tables and the 2 prompt registry tables, the 2 memory service tables and the job table: all 14 needed), the triggers
--- found VALID (both needed: a trigger created with compilation errors is INVALID and every write on its
+-- How complete the store's schema is, in one row: the tables found (the 8 tables,
+-- the 3 work tables, the 2 prompt registry tables, the 2 memory service tables and the
+-- job table: all 16 needed), the triggers
+-- found VALID (all 4 needed: a trigger created with compilation errors is INVALID and every write on its
 -- table then fails with ORA-04098), and the property graphs found (1 needed).
 -- USER_ views: the store lives in the schema of the connected user.
 SELECT
@@ -122,11 +123,13 @@ SELECT
                           'GRAPHMEM_LINK', 'GRAPHMEM_REACHED', 'GRAPHMEM_ROOTS',
                           'GRAPHMEM_FILTER', 'GRAPHMEM_PROMPT', 'GRAPHMEM_PROMPT_VERSION',
                           'GRAPHMEM_THREAD', 'GRAPHMEM_PROFILE', 'GRAPHMEM_API_KEY',
-                          'GRAPHMEM_MEMORY_BLOCK', 'GRAPHMEM_JOB'))
+                          'GRAPHMEM_MEMORY_BLOCK', 'GRAPHMEM_JOB', 'GRAPHMEM_NODE',
+                          'GRAPHMEM_ADJACENCY'))
         AS tables_found,
     (SELECT COUNT(*) FROM user_objects
      WHERE object_type = 'TRIGGER' AND status = 'VALID'
-       AND object_name IN ('GRAPHMEM_LINK_VALIDITY', 'GRAPHMEM_MEMORY_STATUS'))
+       AND object_name IN ('GRAPHMEM_LINK_VALIDITY', 'GRAPHMEM_MEMORY_STATUS',
+                           'GRAPHMEM_NODE_SYNC', 'GRAPHMEM_ADJACENCY_SYNC'))
         AS valid_triggers,
     (SELECT COUNT(*) FROM user_property_graphs
      WHERE graph_name = 'GRAPHMEM_GRAPH') AS graphs_found

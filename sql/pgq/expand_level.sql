@@ -11,106 +11,64 @@
 -- Reach the memories at distance :depth from each open root: the neighbours, over
 -- links in either direction, of the nodes reached at :depth - 1, passing the
 -- search filters and not reached before. The parent is the minimum (link
--- created_at, relation_id, parent id). The frontier comes from the work table by
--- a join, never as a list; each GRAPH_TABLE holds no subquery (SQL/PGQ engines
--- differ on those), so the metadata filter is applied beside it, before a node can
--- be reached or used as a stepping stone.
+-- created_at, relation_id, parent). Nodes are numbered (graphmem_node), and a
+-- node's links are the adjacency rows (label adjacent) that start at it, in the
+-- tie order of their key (node_no, created_at, relation_id). The frontier comes
+-- from the work table by a join, never as a list; each GRAPH_TABLE holds no
+-- subquery (SQL/PGQ engines differ on those), so the metadata filter is applied
+-- beside it, before a node can be reached or used as a stepping stone.
 --
 -- The work is bounded by :cap (max_linked_results; expand-level-uncapped below
 -- serves None), not by the degree of a frontier node. A root keeps at most :cap nodes
 -- and depth leads the rank, so a level can only contribute the first :cap new
 -- nodes in the order (link created_at, relation_id, record_id) of their parent
 -- link. A frontier node u therefore only needs its first :cap new neighbours in
--- link order: any later neighbour has :cap nodes ranked before it. Per u and per
--- direction of the stored link, the FETCH FIRST subqueries read those from the
--- (endpoint, created_at, relation_id) walk indexes and stop; a link is counted
--- there only when it is the earliest link between u and that neighbour, so that
--- :cap rows are :cap distinct neighbours. Taking the first :cap of each direction
--- keeps a superset of u's first :cap, the parent pick (pick = 1) then works on
--- every candidate link of a node, and each root keeps the first :cap of the level
--- (place <= :cap). A root thus writes at most :cap rows per level and reads about
--- 2 * :cap links per frontier node; the store trims the last level to the exact
--- remainder (trim-traversal-root).
-INSERT INTO graphmem_reached (root_id, node_id, depth, parent_id, relation_id, link_created_at)
-SELECT c.root_id, c.node_id, :depth, c.parent_id, c.relation_id, c.link_created_at
+-- link order: any later neighbour has :cap nodes ranked before it. Per u, the
+-- FETCH FIRST subquery reads those from u's range of the adjacency key and
+-- stops; a link is counted there only when it is the earliest link between u and
+-- that neighbour (the pair index), so that :cap rows are :cap distinct
+-- neighbours. The parent pick (pick = 1) then works on every candidate link of a
+-- node, and each root keeps the first :cap of the level (place <= :cap). A root
+-- thus writes at most :cap rows per level and reads about :cap links per frontier
+-- node; the store trims the last level to the exact remainder
+-- (trim-traversal-root).
+INSERT INTO graphmem_reached (root_no, node_no, depth, parent_no, relation_id, link_created_at)
+SELECT c.root_no, c.node_no, :depth, c.parent_no, c.relation_id, c.link_created_at
 FROM (
-    SELECT k.root_id, k.node_id, k.parent_id, k.relation_id, k.link_created_at,
+    SELECT k.root_no, k.node_no, k.parent_no, k.relation_id, k.link_created_at,
            ROW_NUMBER() OVER (
-               PARTITION BY k.root_id
-               ORDER BY k.link_created_at, k.relation_id, k.node_id) AS place
+               PARTITION BY k.root_no
+               ORDER BY k.link_created_at, k.relation_id) AS place
     FROM (
-        SELECT f.root_id, f.node_id AS parent_id, l.relation_id,
-               l.created_at AS link_created_at,
-               CASE WHEN l.source_id = f.node_id THEN l.target_id ELSE l.source_id END
-                   AS node_id,
+        SELECT f.root_no, a.node_no AS parent_no, a.other_no AS node_no, a.relation_id,
+               a.created_at AS link_created_at,
                ROW_NUMBER() OVER (
-                   PARTITION BY f.root_id,
-                       CASE WHEN l.source_id = f.node_id THEN l.target_id ELSE l.source_id END
-                   ORDER BY l.created_at, l.relation_id, f.node_id) AS pick
+                   PARTITION BY f.root_no, a.other_no
+                   ORDER BY a.created_at, a.relation_id) AS pick
         FROM graphmem_reached f
-        JOIN graphmem_roots o ON o.root_id = f.root_id AND o.open = 1
-        JOIN graphmem_link l
-          ON l.relation_id IN (
-                SELECT g.relation_id
+        JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
+        JOIN graphmem_adjacency a
+          ON a.node_no = f.node_no
+         AND (a.created_at, a.relation_id) IN (
+                SELECT g.link_created_at, g.relation_id
                 FROM GRAPH_TABLE (graphmem_graph
-                    MATCH (p IS memory) -[e IS memory_link]-> (n IS memory)
+                    MATCH (p IS node) -[e IS adjacent]-> (n IS node)
                     WHERE (:user_id IS NULL OR n.user_id = :user_id)
                       AND (:agent_id IS NULL OR n.agent_id = :agent_id)
                       AND (:thread_id IS NULL OR n.thread_id = :thread_id)
                       AND INSTR(:record_types, '"' || n.record_type || '"') > 0
                       AND (n.expires_at IS NULL OR n.expires_at > :now)
-                    COLUMNS (p.record_id AS parent_id, n.record_id AS node_id,
-                             e.relation_id AS relation_id, e.created_at AS link_created_at)
+                    COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
+                             n.record_id AS node_id, e.relation_id AS relation_id,
+                             e.created_at AS link_created_at)
                 ) g
-                WHERE g.parent_id = f.node_id
+                WHERE g.parent_no = f.node_no
                   AND NOT EXISTS (
                         SELECT 1 FROM graphmem_reached r
-                        WHERE r.root_id = f.root_id AND r.node_id = g.node_id)
+                        WHERE r.root_no = f.root_no AND r.node_no = g.node_no)
                   AND NOT EXISTS (
-                        SELECT 1 FROM graphmem_link y
-                        WHERE y.source_id = g.parent_id AND y.target_id = g.node_id
-                          AND (y.created_at < g.link_created_at
-                               OR (y.created_at = g.link_created_at
-                                   AND y.relation_id < g.relation_id)))
-                  AND NOT EXISTS (
-                        SELECT 1 FROM graphmem_link y
-                        WHERE y.source_id = g.node_id AND y.target_id = g.parent_id
-                          AND (y.created_at < g.link_created_at
-                               OR (y.created_at = g.link_created_at
-                                   AND y.relation_id < g.relation_id)))
-                  AND NOT EXISTS (
-                        SELECT 1 FROM graphmem_filter mf
-                        WHERE NOT EXISTS (
-                            SELECT 1 FROM graphmem_memory_meta x
-                            WHERE x.record_id = g.node_id
-                              AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
-                ORDER BY g.link_created_at, g.relation_id
-                FETCH FIRST :cap ROWS ONLY)
-          OR l.relation_id IN (
-                SELECT g.relation_id
-                FROM GRAPH_TABLE (graphmem_graph
-                    MATCH (p IS memory) <-[e IS memory_link]- (n IS memory)
-                    WHERE (:user_id IS NULL OR n.user_id = :user_id)
-                      AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-                      AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-                      AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-                      AND (n.expires_at IS NULL OR n.expires_at > :now)
-                    COLUMNS (p.record_id AS parent_id, n.record_id AS node_id,
-                             e.relation_id AS relation_id, e.created_at AS link_created_at)
-                ) g
-                WHERE g.parent_id = f.node_id
-                  AND NOT EXISTS (
-                        SELECT 1 FROM graphmem_reached r
-                        WHERE r.root_id = f.root_id AND r.node_id = g.node_id)
-                  AND NOT EXISTS (
-                        SELECT 1 FROM graphmem_link y
-                        WHERE y.source_id = g.parent_id AND y.target_id = g.node_id
-                          AND (y.created_at < g.link_created_at
-                               OR (y.created_at = g.link_created_at
-                                   AND y.relation_id < g.relation_id)))
-                  AND NOT EXISTS (
-                        SELECT 1 FROM graphmem_link y
-                        WHERE y.source_id = g.node_id AND y.target_id = g.parent_id
+                        SELECT 1 FROM graphmem_adjacency y
+                        WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
                           AND (y.created_at < g.link_created_at
                                OR (y.created_at = g.link_created_at
                                    AND y.relation_id < g.relation_id)))
@@ -130,39 +88,39 @@ WHERE c.place <= :cap;
 
 -- name: expand-level-uncapped
 -- expand-level without max_linked_results (None): every reached node is kept, so
--- every link at the frontier must be read anyway, and one join over the walk
--- indexes does it with less work per link than the bounded subqueries. Reach the
+-- every link at the frontier must be read anyway, and one join over the
+-- adjacency does it with less work per link than the bounded subquery. Reach the
 -- memories at distance :depth from each open root: the neighbours, over links in
 -- either direction, of the nodes reached at :depth - 1, passing the search
 -- filters and not reached before. The parent is the minimum (link
--- created_at, relation_id, parent id). The frontier comes from the work table by
+-- created_at, relation_id, parent). The frontier comes from the work table by
 -- a join, never as a list; the GRAPH_TABLE holds no subquery (SQL/PGQ engines
 -- differ on those), so the metadata filter is applied beside it, before a node can
 -- be reached or used as a stepping stone, and the record types, a JSON array of
 -- names such as ["fact","memory"], are matched as text.
-INSERT INTO graphmem_reached (root_id, node_id, depth, parent_id, relation_id, link_created_at)
-SELECT c.root_id, c.node_id, :depth, c.parent_id, c.relation_id, c.link_created_at
+INSERT INTO graphmem_reached (root_no, node_no, depth, parent_no, relation_id, link_created_at)
+SELECT c.root_no, c.node_no, :depth, c.parent_no, c.relation_id, c.link_created_at
 FROM (
-    SELECT f.root_id, g.node_id, g.parent_id, g.relation_id, g.link_created_at,
+    SELECT f.root_no, g.node_no, g.parent_no, g.relation_id, g.link_created_at,
            ROW_NUMBER() OVER (
-               PARTITION BY f.root_id, g.node_id
-               ORDER BY g.link_created_at, g.relation_id, g.parent_id) AS pick
+               PARTITION BY f.root_no, g.node_no
+               ORDER BY g.link_created_at, g.relation_id) AS pick
     FROM graphmem_reached f
-    JOIN graphmem_roots o ON o.root_id = f.root_id AND o.open = 1
+    JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
     JOIN GRAPH_TABLE (graphmem_graph
-        MATCH (p IS memory) -[e IS memory_link]- (n IS memory)
+        MATCH (p IS node) -[e IS adjacent]-> (n IS node)
         WHERE (:user_id IS NULL OR n.user_id = :user_id)
           AND (:agent_id IS NULL OR n.agent_id = :agent_id)
           AND (:thread_id IS NULL OR n.thread_id = :thread_id)
           AND INSTR(:record_types, '"' || n.record_type || '"') > 0
           AND (n.expires_at IS NULL OR n.expires_at > :now)
-        COLUMNS (p.record_id AS parent_id, n.record_id AS node_id,
+        COLUMNS (p.node_no AS parent_no, n.node_no AS node_no, n.record_id AS node_id,
                  e.relation_id AS relation_id, e.created_at AS link_created_at)
-    ) g ON g.parent_id = f.node_id
+    ) g ON g.parent_no = f.node_no
     WHERE f.depth = :depth - 1
       AND NOT EXISTS (
             SELECT 1 FROM graphmem_reached r
-            WHERE r.root_id = f.root_id AND r.node_id = g.node_id)
+            WHERE r.root_no = f.root_no AND r.node_no = g.node_no)
       AND NOT EXISTS (
             SELECT 1 FROM graphmem_filter mf
             WHERE NOT EXISTS (

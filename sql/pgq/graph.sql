@@ -7,14 +7,23 @@
 
 -- name: create-property-graph
 -- Vertex table graphmem_memory (label memory), edge table graphmem_link (label
--- memory_link) from source_id to target_id.
-CREATE PROPERTY GRAPH IF NOT EXISTS graphmem_graph
+-- memory_link) from source_id to target_id. The traversal's view of the same
+-- graph: vertex table graphmem_node (label node: a memory's number and search
+-- filter columns) and edge table graphmem_adjacency (label adjacent: each link
+-- once from each end, node_no to other_no, kept by triggers). OR REPLACE: a
+-- store made before version 5 gets the new element tables when install.sql runs again.
+CREATE OR REPLACE PROPERTY GRAPH graphmem_graph
     VERTEX TABLES (
         graphmem_memory AS memory
             KEY (record_id)
             LABEL memory
             PROPERTIES (record_id, record_type, status, user_id, agent_id, thread_id,
-                        created_at, expires_at)
+                        created_at, expires_at),
+        graphmem_node AS node
+            KEY (node_no)
+            LABEL node
+            PROPERTIES (node_no, record_id, record_type, user_id, agent_id, thread_id,
+                        expires_at)
     )
     EDGE TABLES (
         graphmem_link AS memory_link
@@ -23,5 +32,11 @@ CREATE PROPERTY GRAPH IF NOT EXISTS graphmem_graph
             DESTINATION KEY (target_id) REFERENCES memory (record_id)
             LABEL memory_link
             PROPERTIES (relation_id, source_id, target_id, relation_type,
-                        opposite_relation_type, created_at)
+                        opposite_relation_type, created_at),
+        graphmem_adjacency AS adjacent
+            KEY (node_no, created_at, relation_id)
+            SOURCE KEY (node_no) REFERENCES node (node_no)
+            DESTINATION KEY (other_no) REFERENCES node (node_no)
+            LABEL adjacent
+            PROPERTIES (node_no, other_no, created_at, relation_id)
     );

@@ -116,22 +116,8 @@ CREATE TABLE IF NOT EXISTS graphmem_link (
 -- (traversal towards sources, and the validity recompute).
 CREATE INDEX IF NOT EXISTS graphmem_link_target_ix ON graphmem_link (target_id, relation_type);
 
--- Covering indexes for the traversal: one level reads the other end, created_at
--- and relation_id of every link at a frontier node from these alone, in the
--- order of the tie rule, without visiting the link rows.
-CREATE INDEX IF NOT EXISTS graphmem_link_source_walk_ix
-    ON graphmem_link (source_id, created_at, relation_id, target_id);
-CREATE INDEX IF NOT EXISTS graphmem_link_target_walk_ix
-    ON graphmem_link (target_id, created_at, relation_id, source_id);
-
--- The earliest link between two given memories, for the traversal's per-level
--- bound (expand-level counts a neighbour once, by its earliest link): a lookup
--- by both ends that never walks a hub's other links.
-CREATE INDEX IF NOT EXISTS graphmem_link_pair_ix
-    ON graphmem_link (source_id, target_id, created_at, relation_id);
-
--- The search filters of a reached memory, readable without its row (which holds
--- the content and the embedding).
+-- The search filters of a memory, readable without its row (which holds the
+-- content and the embedding).
 CREATE INDEX IF NOT EXISTS graphmem_memory_filter_ix
     ON graphmem_memory (record_id, record_type, expires_at, user_id, agent_id, thread_id);
 
@@ -439,6 +425,193 @@ CREATE INDEX IF NOT EXISTS graphmem_memory_search_ix
     ON graphmem_memory (user_id, record_type, status, expires_at, agent_id, thread_id,
                         record_id);
 -- End of schema version 4, vector search.
+-- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
+-- Schema version 5, traversal adjacency: integer node numbers and a stored
+-- both-directions adjacency list, which the linked-context level statements
+-- (sql/pgq/expand_level.sql) walk instead of the link table.
+--
+-- graphmem_node numbers every memory (node_no never changes for a record id, also
+-- across VACUUM and REPLACE) and copies the columns the search filters read.
+-- graphmem_adjacency holds two rows per link, one from each end: (node_no,
+-- created_at, relation_id) is the tie order of docs/semantics.md section 3, so a
+-- node's links are one range of the primary key in that order, and other_no is
+-- the far end. The triggers below keep both in step with graphmem_memory and
+-- graphmem_link for any DML, a DBA's included; the statements at the end fill
+-- them for the rows of a store made before version 5.
+CREATE TABLE IF NOT EXISTS graphmem_node (
+    node_no     INTEGER PRIMARY KEY,
+    record_id   TEXT NOT NULL UNIQUE,
+    record_type TEXT NOT NULL,
+    user_id     TEXT,
+    agent_id    TEXT,
+    thread_id   TEXT,
+    expires_at  TEXT
+);
+
+CREATE TABLE IF NOT EXISTS graphmem_adjacency (
+    node_no     INTEGER NOT NULL,
+    created_at  TEXT NOT NULL,
+    relation_id TEXT NOT NULL,
+    other_no    INTEGER NOT NULL,
+    PRIMARY KEY (node_no, created_at, relation_id)
+) WITHOUT ROWID;
+
+-- The earliest link between two given nodes (the capped level counts a
+-- neighbour once, by its earliest link), without walking a hub's other links.
+CREATE INDEX IF NOT EXISTS graphmem_adjacency_pair_ix
+    ON graphmem_adjacency (node_no, other_no, created_at, relation_id);
+
+-- The links that a REPLACE into graphmem_link may delete without firing a DELETE
+-- trigger (same relation_id, or same source, target and type), noted before each
+-- insert; after the row is written, the adjacency rows of a noted link that is
+-- gone or changed are removed, and the notes deleted. A skipped row (OR IGNORE)
+-- leaves its note to the next insert, which finds the link unchanged.
+CREATE TABLE IF NOT EXISTS graphmem_adjacency_recheck (
+    relation_id TEXT PRIMARY KEY,
+    source_no   INTEGER NOT NULL,
+    target_no   INTEGER NOT NULL,
+    created_at  TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- The walk and pair indexes of versions 3-4 on graphmem_link served the
+-- traversal, which now reads graphmem_adjacency.
+DROP INDEX IF EXISTS graphmem_link_source_walk_ix;
+DROP INDEX IF EXISTS graphmem_link_target_walk_ix;
+DROP INDEX IF EXISTS graphmem_link_pair_ix;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_node_ai
+AFTER INSERT ON graphmem_memory
+BEGIN
+    INSERT INTO graphmem_node (record_id, record_type, user_id, agent_id, thread_id, expires_at)
+    VALUES (NEW.record_id, NEW.record_type, NEW.user_id, NEW.agent_id, NEW.thread_id,
+            NEW.expires_at)
+    ON CONFLICT (record_id) DO UPDATE SET
+        record_type = excluded.record_type, user_id = excluded.user_id,
+        agent_id = excluded.agent_id, thread_id = excluded.thread_id,
+        expires_at = excluded.expires_at;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_node_au
+AFTER UPDATE OF record_type, user_id, agent_id, thread_id, expires_at ON graphmem_memory
+BEGIN
+    UPDATE graphmem_node
+    SET record_type = NEW.record_type, user_id = NEW.user_id, agent_id = NEW.agent_id,
+        thread_id = NEW.thread_id, expires_at = NEW.expires_at
+    WHERE record_id = NEW.record_id;
+END;
+
+-- The memory's links go first (their delete triggers find its number), whichever
+-- of this trigger and graphmem_memory_cascade_ad runs first.
+CREATE TRIGGER IF NOT EXISTS graphmem_node_ad
+AFTER DELETE ON graphmem_memory
+BEGIN
+    DELETE FROM graphmem_link WHERE source_id = OLD.record_id;
+    DELETE FROM graphmem_link WHERE target_id = OLD.record_id;
+    DELETE FROM graphmem_adjacency WHERE node_no IN (
+        SELECT n.node_no FROM graphmem_node n WHERE n.record_id = OLD.record_id);
+    DELETE FROM graphmem_node WHERE record_id = OLD.record_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_bi
+BEFORE INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link l WHERE l.relation_id = NEW.relation_id)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type)
+BEGIN
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE l.relation_id = NEW.relation_id
+       OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+           AND l.relation_type = NEW.relation_type);
+END;
+
+-- Both rows of the new link, after dropping those of the noted links that are gone
+-- (in this order: a replaced link may share an end and a key with the new one).
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
+AFTER INSERT ON graphmem_link
+BEGIN
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
+                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
+      AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency_recheck d
+        WHERE d.relation_id = graphmem_adjacency.relation_id
+          AND d.created_at = graphmem_adjacency.created_at
+          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_link l
+                JOIN graphmem_node s ON s.record_id = l.source_id
+                JOIN graphmem_node t ON t.record_id = l.target_id
+                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
+                  AND s.node_no = d.source_no AND t.node_no = d.target_no));
+    DELETE FROM graphmem_adjacency_recheck;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id
+    UNION ALL
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ad
+AFTER DELETE ON graphmem_link
+BEGIN
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT n.node_no FROM graphmem_node n
+                      WHERE n.record_id IN (OLD.source_id, OLD.target_id))
+      AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_au
+AFTER UPDATE OF relation_id, source_id, target_id, created_at ON graphmem_link
+BEGIN
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT n.node_no FROM graphmem_node n
+                      WHERE n.record_id IN (OLD.source_id, OLD.target_id))
+      AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id
+    UNION ALL
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+
+-- Fill the node numbers and the adjacency of a store made before version 5 (on
+-- an up-to-date store these find nothing to add).
+INSERT INTO graphmem_node (record_id, record_type, user_id, agent_id, thread_id, expires_at)
+SELECT m.record_id, m.record_type, m.user_id, m.agent_id, m.thread_id, m.expires_at
+FROM graphmem_memory m
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_node n WHERE n.record_id = m.record_id)
+ORDER BY m.rowid;
+
+INSERT INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+SELECT s.node_no, l.created_at, l.relation_id, t.node_no
+FROM graphmem_link l
+JOIN graphmem_node s ON s.record_id = l.source_id
+JOIN graphmem_node t ON t.record_id = l.target_id
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
+                  WHERE a.node_no = s.node_no AND a.created_at = l.created_at
+                    AND a.relation_id = l.relation_id)
+UNION ALL
+SELECT t.node_no, l.created_at, l.relation_id, s.node_no
+FROM graphmem_link l
+JOIN graphmem_node s ON s.record_id = l.source_id
+JOIN graphmem_node t ON t.record_id = l.target_id
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
+                  WHERE a.node_no = t.node_no AND a.created_at = l.created_at
+                    AND a.relation_id = l.relation_id);
+-- End of schema version 5, traversal adjacency.
 -- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.

@@ -138,7 +138,7 @@ ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version';
 
 -- name: count-schema-tables
--- How many of the store's tables exist (a complete schema has all 13). Names compare
+-- How many of the store's tables exist (a complete schema has all 16). Names compare
 -- without regard to case, as SQLite resolves them.
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
@@ -147,7 +147,8 @@ WHERE type = 'table'
                               'graphmem_memory_text', 'graphmem_memory_fts', 'graphmem_thread',
                               'graphmem_profile', 'graphmem_vector_log',
                               'graphmem_api_key', 'graphmem_memory_block',
-                              'graphmem_job');
+                              'graphmem_job', 'graphmem_node', 'graphmem_adjacency',
+                              'graphmem_adjacency_recheck');
 
 -- name: count-legacy-tables
 -- How many of a store's tables exist under the names used before schema version 3

@@ -8,24 +8,25 @@
 PRAGMA temp_store = MEMORY;
 
 -- Nodes reached from each root of the current search, with the chosen parent link.
+-- Roots and nodes are node numbers (graphmem_node.node_no).
 CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
-    root_id         TEXT NOT NULL,
-    node_id         TEXT NOT NULL,
+    root_no         INTEGER NOT NULL,
+    node_no         INTEGER NOT NULL,
     depth           INTEGER NOT NULL,
-    parent_id       TEXT,
+    parent_no       INTEGER,
     relation_id     TEXT,
     link_created_at TEXT,
-    PRIMARY KEY (root_id, node_id)
+    PRIMARY KEY (root_no, node_no)
 ) WITHOUT ROWID;
 
 -- The frontier of a level is read by depth.
-CREATE INDEX IF NOT EXISTS temp.graphmem_reached_depth_ix ON graphmem_reached (depth, root_id);
+CREATE INDEX IF NOT EXISTS temp.graphmem_reached_depth_ix ON graphmem_reached (depth, root_no);
 
 -- Roots of the current search; open = 0 once a root holds its cap.
 CREATE TEMP TABLE IF NOT EXISTS graphmem_roots (
-    root_id TEXT PRIMARY KEY,
+    root_no INTEGER PRIMARY KEY,
     open    INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 
 -- The metadata filter of the current read: (key, canonical value) pairs that a
 -- memory's graphmem_memory_meta rows must all match.

@@ -124,7 +124,7 @@ def test_live_open_reports_and_repairs_an_invalid_trigger(store_id: str) -> None
         f"{store_id}_memory BEGIN graphmem_no_such_procedure; END;"
     )
     assert warning is not None
-    with pytest.raises(SchemaError, match="1 of 2 valid triggers"):
+    with pytest.raises(SchemaError, match="3 of 4 valid triggers"):
         OracleStore(DSN, store_id, SchemaPolicy.REQUIRE_EXISTING)
     OracleStore(DSN, store_id).close()  # install.sql recreates the trigger
     OracleStore(DSN, store_id, SchemaPolicy.REQUIRE_EXISTING).close()

@@ -53,7 +53,7 @@ PGQ = load_statements("pgq")
 SHARED = set(PGQ)  # expand-level, create-property-graph: one text for both dialects
 T0 = "2026-01-01T00:00:00.000000+00:00"
 LINK_ROW = ("r1", "m1", "memory", "m2", "memory", "supersedes", "is_superseded_by", None, "{}", T0)
-TRIGGERS = 2  # GRAPHMEM_LINK_VALIDITY and GRAPHMEM_MEMORY_STATUS, both VALID
+TRIGGERS = 4  # GRAPHMEM_LINK_VALIDITY, _MEMORY_STATUS, _NODE_SYNC, _ADJACENCY_SYNC, all VALID
 MEMORY_ROW = ("m2", "memory", "text", "invalid", None, None, None, '{"a": 1}', None, T0, None)
 THREAD_ROW = ("t", "u", None, "{}", "{}", None, '["tea"]', 2, 0, T0, T0)
 # job_id, kind, thread_id, status, attempts, failures, owner, lease_until, not_before,
@@ -111,7 +111,7 @@ def test_expand_level_lowers_to_oracle_sql(name: str) -> None:
 
 
 def test_install_graph_is_the_shared_graph_text() -> None:
-    graphs = [s for s in _script("install") if s.startswith("CREATE PROPERTY GRAPH")]
+    graphs = [s for s in _script("install") if "PROPERTY GRAPH graphmem_graph" in s[:60]]
     assert [" ".join(g.split()) for g in graphs] == [
         " ".join(PGQ["create-property-graph"].sql.split())
     ]
@@ -128,6 +128,9 @@ _VECTOR = "VECTOR(*, FLOAT32)"  # sqlglot has no VECTOR type: parsed with BLOB i
 # sqlglot does not know domain indexes: parsed without the Oracle Text clause, which
 # test_install_text_index_is_context_synced_on_commit checks instead.
 _TEXT_INDEX = "\n    INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')"
+# nor index-organized tables: parsed without the clause, which
+# test_install_adjacency_is_index_organized checks instead.
+_IOT = ") ORGANIZATION INDEX"
 
 
 @pytest.mark.parametrize("name", ["install", "uninstall", "session"])
@@ -136,9 +139,17 @@ def test_script_sql_statements_parse_as_oracle(name: str) -> None:
         if _is_plsql(sql) or "PROPERTY GRAPH" in sql:
             continue  # PL/SQL and SQL/PGQ DDL: checked by the tests below
         parsed = sqlglot.parse_one(
-            sql.replace(_VECTOR, "BLOB").replace(_TEXT_INDEX, ""), read="oracle"
+            sql.replace(_VECTOR, "BLOB").replace(_TEXT_INDEX, "").replace(_IOT, ")"),
+            read="oracle",
         )
         assert not isinstance(parsed, exp.Command), sql
+
+
+def test_install_adjacency_is_index_organized() -> None:
+    # the traversal reads a node's links as one range of the key, rows included
+    table = next(s for s in _script("install") if "TABLE IF NOT EXISTS GRAPHMEM_ADJACENCY (" in s)
+    assert "PRIMARY KEY (node_no, created_at, relation_id)" in table
+    assert table.endswith(_IOT)
 
 
 def test_install_embedding_is_any_dimension_float32_vector() -> None:
@@ -169,7 +180,7 @@ def test_uninstall_drops_the_graph_before_tables() -> None:
 def test_trigger_row_sections_read_no_table() -> None:
     """AFTER EACH ROW only collects :NEW/:OLD values: no ORA-04091 possible."""
     triggers = [s for s in _script("install") if s.startswith("CREATE OR REPLACE TRIGGER")]
-    assert len(triggers) == 2
+    assert len(triggers) == 4
     for trigger in triggers:
         assert "COMPOUND TRIGGER" in trigger
         row = trigger.split("AFTER EACH ROW IS", 1)[1].split("END AFTER EACH ROW", 1)[0]
@@ -184,7 +195,7 @@ def test_trigger_embedded_sql_parses_as_oracle() -> None:
             sql = re.sub(r"\bINTO\s+\w+\s+FROM\b", "FROM", sql)
             assert not isinstance(sqlglot.parse_one(sql, read="oracle"), exp.Command), sql
             found += 1
-    assert found == 4
+    assert found == 5
 
 
 @pytest.mark.parametrize("name", ["install", "uninstall", "session"])
@@ -255,8 +266,10 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-memories": [("m2",)],
         "get-memory-embedding": [(array("f", [1.0, 0.0]),)],
         "select-nearest": [("m1", array("f", [1.0, 0.0]))],
-        "count-level": [("m1", 1)],
-        "select-linked-context": [("m1", "m2", "m1", 1, T0, *LINK_ROW)],
+        "count-level": [(1, 1)],
+        "select-linked-context": [(1, 2, 1, 1, T0, LINK_ROW[0])],
+        "select-linked-nodes": [(1, "m1", LINK_ROW[2]), (2, "m2", LINK_ROW[4])],
+        "select-linked-links": [(*LINK_ROW[:2], LINK_ROW[3], *LINK_ROW[5:])],
         "get-links": [LINK_ROW],
         "list-links": [LINK_ROW],
         "list-links-of-record": [LINK_ROW],
@@ -463,7 +476,7 @@ PROMPT_ROW = ("p", "about", '{"a":1}', 1, 2, 0, None, T0, T0, 2)
 VERSION_ROW = ("p", 1, "Extract dates.", 0, T0)
 KEY_ROW = ("k", "ab", "read", None, T0, None)
 BLOCK_ROW = ("b", "t", "pending", '{"messages":[],"facts":["f"]}', "p", None, None, 1, None, "[]",
-             None, T0, T0)  # fmt: skip
+             None, T0, T0, None)  # fmt: skip
 
 
 def _exercise_registry(store: OracleStore) -> None:
@@ -826,8 +839,15 @@ def test_graphmemory_opens_oracle_for_driver_objects(
 def test_split_script_keeps_plsql_units_whole() -> None:
     units = [s for s in _script("install") if _is_plsql(s)]
     # The anonymous block that adds the message columns to stores from before them.
+    # The anonymous block that drops the text-keyed work tables of stores before version 5.
     upgrade = [u for u in units if u.startswith("BEGIN")]
-    assert len(upgrade) == 1 and "MESSAGE_ROLE" in upgrade[0] and upgrade[0].endswith("END;")
+    assert len(upgrade) == 2 and all(u.endswith("END;") for u in upgrade)
+    assert "MESSAGE_ROLE" in upgrade[0] and "ROOT_ID" in upgrade[1]
     triggers = [u for u in units if not u.startswith("BEGIN")]
-    assert [u.split()[4] for u in triggers] == ["GRAPHMEM_LINK_VALIDITY", "GRAPHMEM_MEMORY_STATUS"]
+    assert [u.split()[4] for u in triggers] == [
+        "GRAPHMEM_LINK_VALIDITY",
+        "GRAPHMEM_MEMORY_STATUS",
+        "GRAPHMEM_NODE_SYNC",
+        "GRAPHMEM_ADJACENCY_SYNC",
+    ]
     assert all(u.endswith(";") for u in units)

@@ -104,7 +104,7 @@ def test_install_raises_schema_error_on_a_compile_warning(conn: FakeConnection) 
     ("attribute", "reported"),
     [
         ("tables", rf"{SCHEMA_TABLES - 1} of {SCHEMA_TABLES} tables"),
-        ("valid_triggers", r"1 of 2 valid triggers"),
+        ("valid_triggers", r"3 of 4 valid triggers"),
         ("graphs", r"0 of 1 property graph"),
     ],
 )
@@ -131,7 +131,7 @@ def test_open_repairs_a_partial_schema_by_running_install(
 def test_open_reports_a_schema_that_install_cannot_repair(conn: FakeConnection) -> None:
     conn.valid_triggers = 1
     conn.repairs = False
-    with pytest.raises(SchemaError, match=r"install\.sql ran.*1 of 2 valid triggers"):
+    with pytest.raises(SchemaError, match=r"install\.sql ran.*1 of 4 valid triggers"):
         OracleStore(conn)
 
 
@@ -148,7 +148,7 @@ def test_trigger_timing_points_hold_no_declarations() -> None:
             points += 1
             between = re.sub(r"--[^\n]*", "", match.group(1))
             assert not between.strip(), f"declarations in a timing point: {between.strip()}"
-    assert points == 4
+    assert points == 8
 
 
 # -- item: work tables live for one transaction -----------------------------------------

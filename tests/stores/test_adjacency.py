@@ -1,0 +1,133 @@
+"""The traversal's node numbers and adjacency rows follow every kind of DML on the
+memory and link tables, a DBA's included (the triggers of install.sql, schema
+version 5): after each statement, graphmem_adjacency holds exactly two rows per
+link (one from each end, keyed by the ends' node numbers) and graphmem_node one
+row per memory with its filter columns."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem import GraphMemory
+
+T = "2026-01-01T00:00:0{}.000000+00:00"
+IDS = ["a", "b", "c", "d"]
+
+
+def _expected(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
+    nodes = set(
+        conn.execute(
+            "SELECT record_id, record_type, user_id, agent_id, thread_id, expires_at "
+            "FROM graphmem_memory"
+        )
+    )
+    number = dict(conn.execute("SELECT record_id, node_no FROM graphmem_node"))
+    rows = set()
+    for rel, src, tgt, created in conn.execute(
+        "SELECT relation_id, source_id, target_id, created_at FROM graphmem_link"
+    ):
+        rows.add((number[src], created, rel, number[tgt]))
+        rows.add((number[tgt], created, rel, number[src]))
+    return nodes, rows
+
+
+def _actual(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
+    nodes = set(
+        conn.execute(
+            "SELECT record_id, record_type, user_id, agent_id, thread_id, expires_at "
+            "FROM graphmem_node"
+        )
+    )
+    rows = set(
+        conn.execute("SELECT node_no, created_at, relation_id, other_no FROM graphmem_adjacency")
+    )
+    return nodes, rows
+
+
+_ID = st.sampled_from(IDS)
+_REL = st.sampled_from(["r1", "r2", "r3"])
+_TYPE = st.sampled_from(["supports", "supersedes", "contradicts"])
+_SEC = st.integers(0, 3)
+
+_DML = st.one_of(
+    st.tuples(st.just("insert-memory"), _ID, st.sampled_from(["fact", "memory"])),
+    st.tuples(st.just("replace-memory"), _ID, st.sampled_from(["fact", "memory"])),
+    st.tuples(st.just("delete-memory"), _ID),
+    st.tuples(st.just("update-memory"), _ID, st.sampled_from(["u1", None])),
+    st.tuples(st.just("insert-link"), _REL, _ID, _ID, _TYPE, _SEC),
+    st.tuples(st.just("replace-link"), _REL, _ID, _ID, _TYPE, _SEC),
+    st.tuples(st.just("ignore-link"), _REL, _ID, _ID, _TYPE, _SEC),
+    st.tuples(st.just("delete-link"), _REL),
+    st.tuples(st.just("retime-link"), _REL, _SEC),
+    st.tuples(st.just("move-link"), _REL, _ID),
+    st.tuples(st.just("rename-link"), _REL, _REL),
+)
+
+
+def _apply(conn: sqlite3.Connection, op: tuple) -> None:
+    kind, *args = op
+    link = (
+        "INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
+        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, 'x', ?)"
+    )
+    memory = (
+        "INTO graphmem_memory (record_id, record_type, content, created_at) "
+        "VALUES (?, ?, 'text', '2026-01-01T00:00:00.000000+00:00')"
+    )
+
+    def link_row() -> list:
+        return [*args[:4], T.format(args[4])]
+
+    statements = {
+        "insert-memory": lambda: ("INSERT " + memory, args),
+        "replace-memory": lambda: ("INSERT OR REPLACE " + memory, args),
+        "delete-memory": lambda: ("DELETE FROM graphmem_memory WHERE record_id = ?", args),
+        "update-memory": lambda: (
+            "UPDATE graphmem_memory SET user_id = ? WHERE record_id = ?",
+            args[::-1],
+        ),
+        "insert-link": lambda: ("INSERT " + link, link_row()),
+        "replace-link": lambda: ("INSERT OR REPLACE " + link, link_row()),
+        "ignore-link": lambda: ("INSERT OR IGNORE " + link, link_row()),
+        "delete-link": lambda: ("DELETE FROM graphmem_link WHERE relation_id = ?", args),
+        "retime-link": lambda: (
+            "UPDATE graphmem_link SET created_at = ? WHERE relation_id = ?",
+            [T.format(args[1]), args[0]],
+        ),
+        "move-link": lambda: (
+            "UPDATE graphmem_link SET target_id = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
+        "rename-link": lambda: (
+            "UPDATE graphmem_link SET relation_id = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
+    }
+    sql, binds = statements[kind]()
+    # refused by a constraint or a trigger: the statement changed nothing
+    with contextlib.suppress(sqlite3.IntegrityError):
+        conn.execute(sql, binds)
+
+
+@pytest.mark.parametrize("foreign_keys", [True, False])
+@settings(max_examples=60, deadline=None)
+@given(ops=st.lists(_DML, max_size=25))
+def test_adjacency_follows_any_dml(tmp_path_factory, foreign_keys: bool, ops: list) -> None:
+    path = Path(tmp_path_factory.mktemp("adj")) / "m.db"
+    GraphMemory(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
+    try:
+        for record_id in IDS:  # so that most link statements find both ends
+            _apply(conn, ("insert-memory", record_id, "fact"))
+        for op in ops:
+            _apply(conn, op)
+            assert _actual(conn) == _expected(conn), op
+    finally:
+        conn.close()
