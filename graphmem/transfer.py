@@ -183,14 +183,11 @@ def _read(source: IO[bytes], report: ImportReport) -> Iterator[tuple[int, int, s
         raise ImportLineError(line, str(exc).partition(": ")[2], report) from None
 
 
-def _check_ids(
-    items: Sequence[tuple[int, dict[str, Any]]],
-    key: str,
-    stored: Callable[[list[str]], Iterable[str]],
-    resume: bool,
-    report: ImportReport,
-) -> list[tuple[int, dict[str, Any]]]:
-    """Drop (``resume``) or reject items whose id is stored or repeated in the batch."""
+def _first_lines(
+    items: Sequence[tuple[int, dict[str, Any]]], key: str, resume: bool, report: ImportReport
+) -> dict[str, int]:
+    """The line of each id of the batch; rejects an id given twice, and (``resume``)
+    a line without an id."""
     first: dict[str, int] = {}
     for number, item in items:
         value = item.get(key)
@@ -207,38 +204,78 @@ def _check_ids(
         if value in first:
             raise ImportLineError(number, f"{key}: {value!r} repeats line {first[value]}", report)
         first[value] = number
-    ids = list(first)
+    return first
+
+
+def _lookup(ids: list[str], stored: Callable[[list[str]], Iterable[str]]) -> set[str]:
     present: set[str] = set()
     for start in range(0, len(ids), _LOOKUP):
         present.update(stored(ids[start : start + _LOOKUP]))
-    if not present:
-        return list(items)
-    if not resume:
+    return present
+
+
+def _present(
+    first: dict[str, int],
+    key: str,
+    stored: Callable[[list[str]], Iterable[str]],
+    resume: bool,
+    report: ImportReport,
+) -> set[str]:
+    """The ids of ``first`` already stored, to skip (``resume``); else an error naming
+    the first line whose id is stored (``report``: what earlier batches stored)."""
+    present = _lookup(list(first), stored)
+    if present and not resume:
         number = min(first[i] for i in present)
         value = next(i for i in present if first[i] == number)
         raise ImportLineError(
             number, f"{key}: {value!r} already exists (--resume skips stored ids)", report
         )
-    report.skipped += len(present)
-    return [(n, item) for n, item in items if item.get(key) not in present]
+    return present
 
 
 def _flush(memory: MemoryApi, batch: _Batch, resume: bool, report: ImportReport, last: int) -> None:
+    """Check, embed (outside any transaction), then write one batch in one transaction.
+
+    Each id is looked up once, in the writing transaction; with ``resume``, memory
+    ids are first looked up before embedding, so stored memories are not embedded
+    again.
+    """
     store = memory._store
-    memories = _check_ids(
-        batch.memories, "memory_id", lambda ids: store.get_record_types(ids), resume, report
-    )
-    links = _check_ids(batch.links, "relation_id", lambda ids: store.get_links(ids), resume, report)
+    record_ids = _first_lines(batch.memories, "memory_id", resume, report)
+    relation_ids = _first_lines(batch.links, "relation_id", resume, report)
+    memories, links = batch.memories, batch.links
+    skipped = 0
+    if resume and record_ids:
+        done = _present(record_ids, "memory_id", store.get_record_types, True, report)
+        memories = [(n, item) for n, item in memories if item.get("memory_id") not in done]
+        record_ids = {i: n for i, n in record_ids.items() if i not in done}
+        skipped = len(done)
     try:
-        with store.transaction():
-            if memories:
-                memory.add_memories(item for _, item in memories)
-            if links:
-                memory.add_record_links(item for _, item in links)
+        new = memory._new_memories(item for _, item in memories)
+        built = memory._new_links(item for _, item in links)
     except GraphMemError as exc:
         raise _located(exc, memories, links, report) from None
-    report.memories += len(memories)
-    report.links += len(links)
+    vectors = memory._embed([m.content for m in new]) if new else None
+    try:
+        with store.transaction():
+            skip: set[str] = set()
+            if vectors is not None:
+                memory._use_embedder(int(vectors.shape[1]))
+                skip = _present(record_ids, "memory_id", store.get_record_types, resume, report)
+                memory._write_memories(new, vectors, skip)
+            present = _present(relation_ids, "relation_id", store.get_links, resume, report)
+            if present:
+                links = [(n, item) for n, item in links if item.get("relation_id") not in present]
+                built = [b for b in built if b[0].relation_id not in present]
+            if built:
+                memory._write_links(built, check_ids=False)
+    except ImportLineError:
+        raise
+    except GraphMemError as exc:
+        raise _located(exc, memories, links, report) from None
+    report.memories += len(new) - len(skip)
+    report.links += len(built)
+    report.skipped += skipped + len(skip) + len(present)
     report.committed_line = last
 
 
