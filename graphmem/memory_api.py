@@ -52,6 +52,8 @@ class MemoryApi(Protocol):
 
     def _use_embedder(self, dim: int) -> None: ...
 
+    def _stored_kinds(self, ids: Sequence[str]) -> dict[str, str]: ...
+
     def _write_memories(
         self,
         memories: Sequence[NewMemory],
