@@ -17,7 +17,7 @@ from graphmem.stores.base import Store
 from graphmem.stores.registry_base import StoredPrompt, StoredVersion
 from graphmem.thread_models import Message, Profile, ThreadInfo
 
-__all__ = ["prompt_lines", "thread_lines"]
+__all__ = ["other_counts", "prompt_lines", "thread_lines"]
 
 _PAGE = 1000
 T = TypeVar("T")
@@ -120,3 +120,15 @@ def prompt_lines(store: Store) -> Iterator[str]:
     for head in _pages(store.list_prompts):
         versions = _pages(partial(store.list_prompt_versions, head.prompt_id))
         yield _prompt_line(head, list(versions))
+
+
+def other_counts(store: Store, now: datetime) -> dict[str, int]:
+    """How many threads, unexpired messages, users, agents and prompts the store holds."""
+    threads = list(_pages(partial(store.list_threads, None, None)))
+    return {
+        "threads": len(threads),
+        "messages": sum(store.count_messages(t.thread_id, now) for t in threads),
+        "users": sum(1 for _ in _pages(partial(store.list_profiles, "user"))),
+        "agents": sum(1 for _ in _pages(partial(store.list_profiles, "agent"))),
+        "prompts": store.count_prompts(),
+    }

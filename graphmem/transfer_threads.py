@@ -256,6 +256,8 @@ def _write_one(store: Store, extra: Extra) -> None:
         store.insert_prompt(head)
         for version in versions:
             store.insert_prompt_version(version)
+            if version.archived:  # a new version row is written unarchived
+                store.archive_prompt_version(version.prompt_id, version.vid)
 
 
 def _messages(
