@@ -153,9 +153,9 @@ class ExploreOperations:
             ...     a = memory.add_memory("Likes tea.", memory_id="a")
             ...     b = memory.add_memory("Likes green tea.", memory_id="b")
             ...     _ = memory.link_records(b, "memory", a, "memory", "refines")
-            ...     [(rel.label_from("a"), child.id) for rel, child in
-            ...      memory.tree("a").linked_results]
-            [('is_refined_by', 'b')]
+            ...     for rel, child in memory.tree("a").linked_results:
+            ...         print(rel.label_from("a"), child.id)
+            is_refined_by b
         """
         self._check_open()
         root = self.get_memory(memory_id)
