@@ -45,7 +45,7 @@ class ImportReport:
     skipped: int = 0
     """Lines whose id was already stored (``resume=True``)."""
     expired: int = 0
-    """Memories whose ``expires_at`` had passed, not imported."""
+    """Memories and messages whose ``expires_at`` had passed, not imported."""
     committed_line: int = 0
     """The last line of the last batch written; later lines were not stored."""
     threads: int = 0

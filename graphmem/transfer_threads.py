@@ -9,7 +9,6 @@ is described in :mod:`graphmem.core.jsonl`.
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -138,8 +137,9 @@ def _thread(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
 
 
 def _message(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
-    given = item.get("message_id")
-    mid = str(uuid.uuid4()) if given is None else check_id("message_id", given)
+    if "message_id" not in item:  # needed by --resume, and a thread's own ids are kept
+        raise InvalidArgumentError("message_id", "is required")
+    mid = check_id("message_id", item["message_id"])
     role = item.get("role")
     if role not in MESSAGE_ROLES:
         raise InvalidArgumentError(

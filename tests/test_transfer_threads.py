@@ -195,6 +195,11 @@ MESSAGE = {"kind": "message", "message_id": "x", "thread_id": "t", "role": "user
             ),
             r"line 1: current_vid: 4 is not among the versions",
         ),
+        (_lines(THREAD, {**MESSAGE, "message_id": None}), r"line 2: message_id: must be"),
+        (
+            _lines(THREAD, {k: v for k, v in MESSAGE.items() if k != "message_id"}),
+            r"line 2: message_id: is required",
+        ),
         (_lines({"kind": "user", "user_id": ""}), r"line 1: user_id: must not be empty"),
         (_lines({"kind": "chat"}), r"line 1: kind: must be one of 'memory', 'link'"),
     ],
