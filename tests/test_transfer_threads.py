@@ -237,3 +237,18 @@ def test_stats_count_threads_messages_users_agents_and_prompts() -> None:
         1,
         2,
     )
+
+
+def test_round_trip_between_the_in_memory_store_and_sqlite() -> None:
+    from graphmem.testing.memory_store import MemoryStore
+
+    with GraphMemory(connection=MemoryStore()) as source:
+        _store_with_threads(source)
+        dump, expected = _export(source), _snapshot(source)
+    with GraphMemory() as target:
+        _import(target, dump)
+        assert _snapshot(target) == expected
+        again = _export(target)
+    with GraphMemory(connection=MemoryStore()) as back:
+        _import(back, again)
+        assert _snapshot(back) == expected
