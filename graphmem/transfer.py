@@ -127,9 +127,9 @@ def _import(
 ) -> ImportReport:
     report = ImportReport()
     batch = Batch()
-    done = last = 0
+    done = last = count = 0
+    now = memory._clock()  # read once per batch: expiry and the new rows' creation time
     for number, done, text in _read(source, report):
-        now = memory._clock()
         try:
             kind, item = parse_line(text, now)
             batch.add(number, kind, item, now)
@@ -139,9 +139,10 @@ def _import(
         except GraphMemError as exc:
             raise ImportLineError(number, str(exc), report) from None
         last = number
-        if len(batch) >= size:
+        count += 1
+        if count >= size:
             flush(memory, batch, resume, report, last)
-            batch = Batch()
+            batch, count, now = Batch(), 0, memory._clock()
             if on_batch is not None:
                 on_batch(done, report)
     if len(batch):

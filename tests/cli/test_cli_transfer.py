@@ -222,6 +222,7 @@ def test_export_no_threads_no_prompts_writes_memories_and_links_only(graphmem, d
 
 def test_import_message_before_its_thread_names_the_line(graphmem, db, tmp_path, user_error):
     source = tmp_path / "in.jsonl"
-    message = {"kind": "message", "thread_id": "t9", "role": "user", "content": "x", "position": 0}
+    message = {"kind": "message", "message_id": "x1", "thread_id": "t9", "role": "user"}
+    message |= {"content": "x", "position": 0}
     source.write_text(json.dumps({"kind": "memory", "content": "a"}) + "\n" + json.dumps(message))
     user_error(graphmem("import", str(source)), "line 2: thread_id: no thread 't9'")
