@@ -50,12 +50,18 @@ def _profile_line(profile: Profile) -> str:
 
 
 def _thread_line(info: ThreadInfo) -> str:
-    payload = info.model_dump(mode="json", exclude={"created_at", "updated_at"})
-    payload["topics"] = list(info.topics)
     return _dump(
         {
             "kind": "thread",
-            **payload,
+            "thread_id": info.thread_id,
+            "user_id": info.user_id,
+            "agent_id": info.agent_id,
+            "metadata": info.metadata,
+            "settings": info.settings,
+            "summary": info.summary,
+            "topics": list(info.topics),
+            "message_count": info.message_count,
+            "summarized_count": info.summarized_count,
             "created_at": format_time(info.created_at),
             "updated_at": format_time(info.updated_at),
         }
