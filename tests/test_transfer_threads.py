@@ -178,7 +178,10 @@ MESSAGE = {"kind": "message", "message_id": "x", "thread_id": "t", "role": "user
         ),
         (_lines(THREAD, THREAD), r"line 2: thread 't' repeats line 1"),
         (_lines({**THREAD, "summarized_count": 3}), r"line 1: summarized_count: must be at most"),
-        (_lines({**THREAD, "settings": {"context_card_token_limit": "x"}}), r"line 1: "),
+        (
+            _lines({**THREAD, "settings": {"context_card_token_limit": "x"}}),
+            r"line 1: context_card_token_limit: must be an integer",
+        ),
         (
             _lines({"kind": "prompt", "prompt_id": "p", "description": "d", "versions": []}),
             r"line 1: versions: must be a non-empty list",
