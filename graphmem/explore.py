@@ -29,6 +29,7 @@ from graphmem.core.validation import (
 from graphmem.errors import GraphMemError, NotFoundError
 from graphmem.memory_api import MemoryApi
 from graphmem.models import MemoryRecord, RecordRelation, SearchResult
+from graphmem.transfer_export import other_counts
 
 __all__ = ["ExploreOperations", "History", "HistoryStep", "Invalidation", "StoreStats"]
 
@@ -68,7 +69,8 @@ class History(BaseModel):
 
 
 class StoreStats(BaseModel):
-    """Counts over the store's unexpired memories and all links."""
+    """Counts over the store's unexpired memories, all links, and the conversation
+    side: threads, their unexpired messages, users, agents and registered prompts."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -79,6 +81,13 @@ class StoreStats(BaseModel):
     by_user: dict[str, int]
     """Memories per ``user_id``; memories without a user count under ``""``."""
     links_by_type: dict[str, int]
+    threads: int = 0
+    messages: int = 0
+    """Unexpired messages over all threads."""
+    users: int = 0
+    agents: int = 0
+    prompts: int = 0
+    """Registered prompts (each counted once, whatever its number of versions)."""
 
 
 def _nest(
@@ -144,9 +153,9 @@ class ExploreOperations:
             ...     a = memory.add_memory("Likes tea.", memory_id="a")
             ...     b = memory.add_memory("Likes green tea.", memory_id="b")
             ...     _ = memory.link_records(b, "memory", a, "memory", "refines")
-            ...     [(rel.label_from("a"), child.id) for rel, child in
-            ...      memory.tree("a").linked_results]
-            [('is_refined_by', 'b')]
+            ...     for rel, child in memory.tree("a").linked_results:
+            ...         print(rel.label_from("a"), child.id)
+            is_refined_by b
         """
         self._check_open()
         root = self.get_memory(memory_id)
@@ -260,11 +269,15 @@ class ExploreOperations:
         return list(seen.values()), kept
 
     def stats(self: MemoryApi) -> StoreStats:
-        """Counts of unexpired memories by type, status and user, and links by type."""
+        """Counts of unexpired memories by type, status and user, links by type,
+        and of threads, messages, users, agents and prompts (one read transaction)."""
         self._check_open()
-        records = self.list_memories(limit=MAX_COUNT)
-        links = self.list_record_links()
+        with self._store.transaction(write=False):
+            records = self.list_memories(limit=MAX_COUNT)
+            links = self.list_record_links()
+            others = other_counts(self._store, self._clock())
         return StoreStats(
+            **others,
             memories=len(records),
             links=len(links),
             by_type=dict(sorted(Counter(r.record_type for r in records).items())),

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from graphmem.core.bulk_keys import LINK_KEYS
 from graphmem.core.record_types import LINKABLE_TYPES
-from graphmem.core.relations import resolve_opposite
+from graphmem.core.relations import batch_conflict, resolve_opposite
 from graphmem.core.validation import check_id, check_metadata, check_timestamp
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
 from graphmem.handle import StoreHandle
@@ -176,3 +176,29 @@ class LinkWrites(StoreHandle):
                     raise InvalidArgumentError(
                         f"links[{index}].{end}_record_type", f"{rid!r} is a {types[rid]}"
                     )
+
+    def _write_links(self, built: list[tuple[NewLink, str, str]], check_ids: bool = True) -> None:
+        """Insert checked links in one transaction, after the conflict and endpoint
+        checks; ``check_ids=False`` when the caller looked the relation ids up in
+        the same write transaction."""
+        new = [link for link, _, _ in built]
+        within = batch_conflict(
+            [(n.relation_id, n.source_id, n.target_id, n.relation_type) for n in new]
+        )
+        if within is not None:
+            raise ConflictError(within)
+        checked = False
+        try:
+            with self._store.transaction():
+                self._check_endpoint_batch(built)
+                if check_ids:
+                    self._check_new_relation_ids(new)
+                checked = True
+                self._store.insert_links(new)
+        except ConflictError as exc:
+            # Only a stored link with the same pair and type is left: find it (the
+            # failed batch is rolled back) to name the item instead of the constraint.
+            found = self._explain_conflict(new) if checked else None
+            if found is None:
+                raise
+            raise found from exc

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.core.relations import batch_conflict, resolve_opposite
+from graphmem.core.relations import resolve_opposite
 from graphmem.core.validation import (
     check_id,
     check_metadata,
@@ -91,27 +91,8 @@ class LinkOperations(LinkWrites):
         """
         self._check_open()
         built = self._new_links(links)
-        new = [link for link, _, _ in built]
-        within = batch_conflict(
-            [(n.relation_id, n.source_id, n.target_id, n.relation_type) for n in new]
-        )
-        if within is not None:
-            raise ConflictError(within)
-        checked = False
-        try:
-            with self._store.transaction():
-                self._check_endpoint_batch(built)
-                self._check_new_relation_ids(new)
-                checked = True
-                self._store.insert_links(new)
-        except ConflictError as exc:
-            # Only a stored link with the same pair and type is left: find it (the
-            # failed batch is rolled back) to name the item instead of the constraint.
-            found = self._explain_conflict(new) if checked else None
-            if found is None:
-                raise
-            raise found from exc
-        return [link.relation_id for link in new]
+        self._write_links(built)
+        return [link.relation_id for link, _, _ in built]
 
     def _get_link(self, relation_id: str) -> RecordRelation:
         found = self._store.get_links([relation_id]).get(relation_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 import numpy as np
@@ -93,6 +94,14 @@ class MemoryWrites(StoreHandle):
             new.append(memory)
         return new
 
+    def _stored_kinds(self, ids: Sequence[str]) -> dict[str, str]:
+        """The record type of each id of ``ids`` that is stored (inside the writing
+        transaction, so the answer cannot go stale)."""
+        kinds: dict[str, str] = {}
+        for start in range(0, len(ids), _LOOKUP_BATCH):
+            kinds.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
+        return kinds
+
     def _insert(
         self,
         memories: Sequence[NewMemory],
@@ -109,9 +118,7 @@ class MemoryWrites(StoreHandle):
         with self._store.transaction():
             self._use_embedder(int(vectors.shape[1]))
             ids = [m.record_id for m in memories]
-            kinds: dict[str, str] = {}
-            for start in range(0, len(ids), _LOOKUP_BATCH):
-                kinds.update(self._store.get_record_types(ids[start : start + _LOOKUP_BATCH]))
+            kinds = self._stored_kinds(ids)
             stored = set(kinds)
             message = next((rid for rid in ids if kinds.get(rid) == "message"), None)
             if message is not None and if_exists == "replace":
@@ -130,10 +137,22 @@ class MemoryWrites(StoreHandle):
                 for record_id in sorted(stored):
                     self._store.delete_memory(record_id)
                 stored = set()
+            self._write_memories(memories, vectors, skip=stored)
+
+    def _write_memories(
+        self,
+        memories: Sequence[NewMemory],
+        vectors: npt.NDArray[np.float32],
+        skip: AbstractSet[str] = frozenset(),
+    ) -> None:
+        """Insert ``memories`` (but the ids in ``skip``) with their vectors; the caller
+        has checked the embedder (``_use_embedder``) and looked the ids up in the
+        same write transaction."""
+        with self._store.transaction():
             self._store.insert_memories(
                 [
                     replace(m, embedding=v)
                     for m, v in zip(memories, vectors, strict=True)
-                    if m.record_id not in stored
+                    if m.record_id not in skip
                 ]
             )

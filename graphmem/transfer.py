@@ -1,4 +1,4 @@
-"""Export and import of memories and links as JSON Lines.
+"""Export and import of a store as JSON Lines.
 
 :class:`TransferOperations` is mixed into :class:`graphmem.GraphMemory`. The
 format is described in :mod:`graphmem.core.jsonl`. An import streams its input:
@@ -10,60 +10,18 @@ stopped.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from graphmem.core.jsonl import Expired, link_line, memory_line, parse_line
 from graphmem.core.validation import MAX_COUNT, check_positive
 from graphmem.errors import GraphMemError, InvalidArgumentError
 from graphmem.memory_api import MemoryApi
+from graphmem.transfer_batch import Batch, ImportLineError, ImportReport, flush
+from graphmem.transfer_export import prompt_lines, thread_lines
 
 __all__ = ["ImportLineError", "ImportReport", "TransferOperations"]
-
-_LOOKUP = 5000
-_INDEX = re.compile(r"^(memories|links)\[(\d+)\]")
-
-
-@dataclass
-class ImportReport:
-    """What an import stored so far (also attached to :class:`ImportLineError`)."""
-
-    memories: int = 0
-    """Memories written."""
-    links: int = 0
-    """Links written."""
-    skipped: int = 0
-    """Lines whose id was already stored (``resume=True``)."""
-    expired: int = 0
-    """Memories whose ``expires_at`` had passed, not imported."""
-    committed_line: int = 0
-    """The last line of the last batch written; later lines were not stored."""
-
-
-class ImportLineError(GraphMemError):
-    """A line of an import cannot be stored; its batch was rolled back.
-
-    Attributes:
-        line: the 1-based line number.
-        report: what earlier batches stored.
-    """
-
-    def __init__(self, line: int, message: str, report: ImportReport) -> None:
-        super().__init__(f"line {line}: {message}")
-        self.line = line
-        self.report = report
-
-
-@dataclass
-class _Batch:
-    memories: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    links: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.memories) + len(self.links)
 
 
 def _lines(source: IO[bytes]) -> Iterator[tuple[int, int, str]]:
@@ -82,11 +40,24 @@ def _lines(source: IO[bytes]) -> Iterator[tuple[int, int, str]]:
 class TransferOperations:
     """Mixed into :class:`graphmem.GraphMemory`."""
 
-    def export_jsonl(self: MemoryApi, out: IO[str]) -> tuple[int, int]:
-        """Write every unexpired memory, then every link, one JSON object per line.
+    def export_jsonl(
+        self: MemoryApi, out: IO[str], *, threads: bool = True, prompts: bool = True
+    ) -> tuple[int, int]:
+        """Write the store as JSON Lines, one object per line, in one read transaction.
 
-        Memories come oldest first, before the links that use them, so the file
-        imports back with :meth:`import_jsonl`. Returns ``(memories, links)`` written.
+        Users and agents, threads and their unexpired messages, every unexpired
+        memory (oldest first), every link, then the registered prompts with all
+        their versions: each line comes after the lines it needs, so the file
+        imports back with :meth:`import_jsonl`. The format is described in
+        :mod:`graphmem.core.jsonl`.
+
+        Args:
+            out: a text stream.
+            threads: include users, agents, threads and messages.
+            prompts: include the prompt registry.
+
+        Returns:
+            ``(memories, links)`` written.
 
         Example:
             >>> import io
@@ -98,12 +69,16 @@ class TransferOperations:
             (1, 0)
         """
         self._check_open()
-        records = self.list_memories(limit=MAX_COUNT)
-        for record in records:
-            out.write(memory_line(record) + "\n")
-        links = self.list_record_links()
-        for link in links:
-            out.write(link_line(link) + "\n")
+        store = self._store
+        with store.transaction(write=False):
+            if threads:
+                out.writelines(line + "\n" for line in thread_lines(store, self._clock()))
+            records = self.list_memories(limit=MAX_COUNT)
+            out.writelines(memory_line(record) + "\n" for record in records)
+            links = self.list_record_links()
+            out.writelines(link_line(link) + "\n" for link in links)
+            if prompts:
+                out.writelines(line + "\n" for line in prompt_lines(store))
         return len(records), len(links)
 
     def import_jsonl(
@@ -151,25 +126,27 @@ def _import(
     on_batch: Callable[[int, ImportReport], None] | None,
 ) -> ImportReport:
     report = ImportReport()
-    batch = _Batch()
-    done = last = 0
+    batch = Batch()
+    done = last = count = 0
+    now = memory._clock()  # read once per batch: expiry and the new rows' creation time
     for number, done, text in _read(source, report):
         try:
-            kind, item = parse_line(text, memory._clock())
+            kind, item = parse_line(text, now)
+            batch.add(number, kind, item, now)
         except Expired:
             report.expired += 1
             continue
         except GraphMemError as exc:
             raise ImportLineError(number, str(exc), report) from None
-        (batch.memories if kind == "memory" else batch.links).append((number, item))
         last = number
-        if len(batch) >= size:
-            _flush(memory, batch, resume, report, last)
-            batch = _Batch()
+        count += 1
+        if count >= size:
+            flush(memory, batch, resume, report, last)
+            batch, count, now = Batch(), 0, memory._clock()
             if on_batch is not None:
                 on_batch(done, report)
     if len(batch):
-        _flush(memory, batch, resume, report, last)
+        flush(memory, batch, resume, report, last)
     if on_batch is not None:
         on_batch(done, report)
     return report
@@ -181,83 +158,3 @@ def _read(source: IO[bytes], report: ImportReport) -> Iterator[tuple[int, int, s
     except InvalidArgumentError as exc:
         line = int(exc.argument.split()[-1])
         raise ImportLineError(line, str(exc).partition(": ")[2], report) from None
-
-
-def _check_ids(
-    items: Sequence[tuple[int, dict[str, Any]]],
-    key: str,
-    stored: Callable[[list[str]], Iterable[str]],
-    resume: bool,
-    report: ImportReport,
-) -> list[tuple[int, dict[str, Any]]]:
-    """Drop (``resume``) or reject items whose id is stored or repeated in the batch."""
-    first: dict[str, int] = {}
-    for number, item in items:
-        value = item.get(key)
-        if value is None:
-            if resume:
-                raise ImportLineError(
-                    number,
-                    f"{key}: needed to resume (no id, no way to tell whether it was imported)",
-                    report,
-                )
-            continue
-        if not isinstance(value, str):
-            continue  # the library names the bad value
-        if value in first:
-            raise ImportLineError(number, f"{key}: {value!r} repeats line {first[value]}", report)
-        first[value] = number
-    ids = list(first)
-    present: set[str] = set()
-    for start in range(0, len(ids), _LOOKUP):
-        present.update(stored(ids[start : start + _LOOKUP]))
-    if not present:
-        return list(items)
-    if not resume:
-        number = min(first[i] for i in present)
-        value = next(i for i in present if first[i] == number)
-        raise ImportLineError(
-            number, f"{key}: {value!r} already exists (--resume skips stored ids)", report
-        )
-    report.skipped += len(present)
-    return [(n, item) for n, item in items if item.get(key) not in present]
-
-
-def _flush(memory: MemoryApi, batch: _Batch, resume: bool, report: ImportReport, last: int) -> None:
-    store = memory._store
-    memories = _check_ids(
-        batch.memories, "memory_id", lambda ids: store.get_record_types(ids), resume, report
-    )
-    links = _check_ids(batch.links, "relation_id", lambda ids: store.get_links(ids), resume, report)
-    try:
-        with store.transaction():
-            if memories:
-                memory.add_memories(item for _, item in memories)
-            if links:
-                memory.add_record_links(item for _, item in links)
-    except GraphMemError as exc:
-        raise _located(exc, memories, links, report) from None
-    report.memories += len(memories)
-    report.links += len(links)
-    report.committed_line = last
-
-
-def _located(
-    exc: GraphMemError,
-    memories: Sequence[tuple[int, dict[str, Any]]],
-    links: Sequence[tuple[int, dict[str, Any]]],
-    report: ImportReport,
-) -> ImportLineError:
-    """The library names ``memories[i]`` / ``links[i]``: turn that into a line number."""
-    message = str(exc)
-    match = _INDEX.match(message)
-    if match is None:
-        lines = [n for n, _ in [*memories, *links]]
-        span = f"{min(lines)}-{max(lines)}" if lines else "?"
-        return ImportLineError(
-            min(lines) if lines else 0, f"(batch of lines {span}) {message}", report
-        )
-    items = memories if match.group(1) == "memories" else links
-    number = items[int(match.group(2))][0]
-    rest = message[match.end() :].lstrip(".")
-    return ImportLineError(number, rest or message, report)

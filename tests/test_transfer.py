@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from graphmem import GraphMemory
@@ -92,3 +93,36 @@ def test_resume_needs_ids() -> None:
         GraphMemory(":memory:").import_jsonl(
             io.BytesIO(b'{"kind":"memory","content":"x"}\n'), resume=True
         )
+
+
+class _Embedder:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+def test_import_into_a_store_of_another_embedder_is_refused_and_writes_nothing(tmp_path) -> None:
+    db = tmp_path / "m.db"
+    with GraphMemory(db, embedder=_Embedder(4)) as memory:
+        memory.add_memory("stored first", memory_id="a")
+    data = b'{"kind":"memory","memory_id":"b","content":"x"}\n'
+    with GraphMemory(db, embedder=_Embedder(8)) as memory:
+        with pytest.raises(ImportLineError, match=r"line 1:.*embedd") as info:
+            memory.import_jsonl(io.BytesIO(data))
+        assert info.value.report.memories == 0
+        assert [r.id for r in memory.list_memories()] == ["a"]
+
+
+def test_import_of_a_stored_id_is_refused_whatever_the_batch_holds() -> None:
+    target = GraphMemory(":memory:")
+    target.add_memory("kept", memory_id="a")
+    data = (
+        b'{"kind":"memory","memory_id":"b","content":"new"}\n'
+        b'{"kind":"memory","memory_id":"a","content":"again"}\n'
+    )
+    with pytest.raises(ImportLineError, match="line 2: memory_id: 'a' already exists"):
+        target.import_jsonl(io.BytesIO(data))
+    assert [r.id for r in target.list_memories()] == ["a"]
+    assert target.get_memory("a").content == "kept"

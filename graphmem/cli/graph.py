@@ -207,6 +207,10 @@ def why(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
 
 def _stats_text(counts: StoreStats) -> str:
     lines = [f"memories: {counts.memories}", f"links: {counts.links}"]
+    lines += [
+        f"{name}: {getattr(counts, name)}"
+        for name in ("threads", "messages", "users", "agents", "prompts")
+    ]
     for title, table in (
         ("memories by type", counts.by_type),
         ("memories by status", counts.by_status),
@@ -222,8 +226,8 @@ def _stats_text(counts: StoreStats) -> str:
 @store_options
 @json_option
 def stats(db: str, store: str | None, as_json: bool) -> None:
-    """Count memories by type, status and user, and links by type (expired memories
-    are left out).
+    """Count memories by type, status and user, links by type, and threads,
+    messages, users, agents and prompts (expired memories and messages are left out).
 
     \b
     Example:

@@ -30,9 +30,16 @@ def _output(path: str | None) -> Iterator[IO[str]]:
         yield stream
 
 
-def _write(memory: GraphMemory, fmt: str, roots: tuple[str, ...], hops: int, out: IO[str]) -> None:
+def _write(
+    memory: GraphMemory,
+    fmt: str,
+    roots: tuple[str, ...],
+    hops: int,
+    out: IO[str],
+    extras: tuple[bool, bool] = (True, True),
+) -> None:
     if not roots and fmt == "jsonl":
-        memory.export_jsonl(out)
+        memory.export_jsonl(out, threads=extras[0], prompts=extras[1])
         return
     if roots:
         records, links = memory.subgraph(list(roots), hops)
@@ -69,16 +76,38 @@ def _write(memory: GraphMemory, fmt: str, roots: tuple[str, ...], hops: int, out
     show_default=True,
     help="With --root: how far around them.",
 )
+@click.option(
+    "--threads/--no-threads",
+    default=True,
+    show_default=True,
+    help="JSON Lines of the whole store: include users, agents, threads and messages.",
+)
+@click.option(
+    "--prompts/--no-prompts",
+    default=True,
+    show_default=True,
+    help="JSON Lines of the whole store: include the prompt registry.",
+)
 @click.option("-o", "--output", metavar="FILE", help="Write here instead of standard output.")
 @store_options
 def export(
-    db: str, store: str | None, fmt: str, roots: tuple[str, ...], hops: int, output: str | None
+    db: str,
+    store: str | None,
+    fmt: str,
+    roots: tuple[str, ...],
+    hops: int,
+    threads: bool,
+    prompts: bool,
+    output: str | None,
 ) -> None:
-    """Export memories and links: JSON Lines (for import), GraphML, or a
-    Mermaid / DOT drawing of a subgraph.
+    """Export the store: JSON Lines (for import), GraphML, or a Mermaid / DOT
+    drawing of a subgraph.
 
-    Expired memories are not exported. JSON Lines puts every memory before
-    the links that use it.
+    JSON Lines of the whole store holds users, agents, threads and their
+    messages, memories, links and the prompt registry, each line after the
+    lines it needs; with --root, only the subgraph's memories and links.
+    GraphML and the drawings hold memories and links. Expired memories and
+    messages are not exported.
 
     \b
     Example:
@@ -86,7 +115,7 @@ def export(
       graphmem export --db memories.db --format mermaid --root pizza-sourdough --hops 2
     """
     with open_memory(db, store) as memory, _output(output) as out:
-        _write(memory, fmt, roots, hops, out)
+        _write(memory, fmt, roots, hops, out, (threads, prompts))
 
 
 class _Progress:
@@ -105,9 +134,15 @@ class _Progress:
 
 
 def _summary(report: ImportReport) -> str:
+    others = ", ".join(
+        f"{getattr(report, name)} {name}"
+        for name in ("threads", "messages", "users", "agents", "prompts")
+        if getattr(report, name)
+    )
     return (
-        f"imported {report.memories} memories and {report.links} links "
-        f"({report.skipped} already stored, {report.expired} expired)"
+        f"imported {report.memories} memories and {report.links} links"
+        + (f" (and {others})" if others else "")
+        + f" ({report.skipped} already stored, {report.expired} expired)"
     )
 
 
@@ -137,7 +172,8 @@ def import_(
     resume: bool,
     progress: bool | None,
 ) -> None:
-    """Import JSON Lines (as written by export) in batches, one transaction each.
+    """Import JSON Lines (as written by export: memories, links, and users,
+    agents, threads, messages and prompts) in batches, one transaction each.
 
     A bad line stops the import with its line number; earlier batches stay
     stored. Fix the line and run again with --resume to continue; an

@@ -1,11 +1,28 @@
-"""The JSON Lines exchange format of ``export`` / ``import``: one record or link per line.
+"""The JSON Lines exchange format of ``export`` / ``import``: one object per line.
 
-A memory line holds ``"kind": "memory"`` and the keyword arguments of
-``GraphMemory.add_memory``; a link line holds ``"kind": "link"`` and the
-arguments of ``link_records`` by name. Exports add the read-only fields
-``status``, ``created_at`` and ``expires_at``: an import ignores the first two
-(status follows from the links; the importing store sets creation times) and
-turns ``expires_at`` into the remaining ``ttl_days``.
+Each line has a ``kind``:
+
+* ``memory``: the keyword arguments of ``GraphMemory.add_memory``;
+* ``link``: the arguments of ``link_records`` by name;
+* ``user`` / ``agent``: ``user_id`` (``agent_id``), ``information``, ``metadata``
+  (as ``add_user`` / ``add_agent`` take them);
+* ``thread``: ``thread_id``, ``user_id``, ``agent_id``, ``metadata``, the stored
+  ``settings`` (an object), ``summary``, ``topics`` (a list of texts),
+  ``message_count`` (messages ever added: the next position) and
+  ``summarized_count``;
+* ``message``: ``message_id``, ``thread_id``, ``role``, ``content``,
+  ``position`` (its place in the thread), ``metadata``, ``timestamp``,
+  ``ttl_days``; the thread's line comes first;
+* ``prompt``: a registered prompt with all its versions: ``prompt_id``,
+  ``description``, ``annotations``, ``current_vid``, ``next_vid`` (the vid the
+  next text update takes), ``archived`` and ``versions``, a list of
+  ``{"vid", "prompt", "archived"}``.
+
+Exports add read-only fields: ``status``, ``created_at``, ``updated_at`` and
+``expires_at`` (and ``created_at`` in each prompt version). An import ignores
+the first three (status follows from the links; the importing store sets
+creation times) and turns ``expires_at`` into the remaining ``ttl_days``.
+A file of only ``memory`` and ``link`` lines is the format of earlier versions.
 """
 
 from __future__ import annotations
@@ -19,9 +36,39 @@ from graphmem.core.validation import check_timestamp, format_time
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 
-__all__ = ["Expired", "link_line", "memory_line", "parse_line"]
+__all__ = ["KINDS", "Expired", "link_line", "memory_line", "parse_line"]
 
-_READ_ONLY = frozenset({"status", "created_at", "expires_at"})
+_READ_ONLY = frozenset({"status", "created_at", "updated_at", "expires_at"})
+_PROFILE = frozenset({"information", "metadata"})
+KINDS: dict[str, frozenset[str]] = {
+    "memory": MEMORY_KEYS,
+    "link": LINK_KEYS,
+    "user": _PROFILE | {"user_id"},
+    "agent": _PROFILE | {"agent_id"},
+    "thread": frozenset(
+        {
+            "thread_id",
+            "user_id",
+            "agent_id",
+            "metadata",
+            "settings",
+            "summary",
+            "topics",
+            "message_count",
+            "summarized_count",
+        }
+    ),
+    "message": frozenset(
+        {"message_id", "thread_id", "role", "content", "position", "metadata", "timestamp"}
+        | {"ttl_days"}
+    ),
+    "prompt": frozenset(
+        {"prompt_id", "description", "annotations", "current_vid", "next_vid", "archived"}
+        | {"versions"}
+    ),
+}
+"""The keys each kind of line may hold (besides ``kind`` and the read-only fields)."""
+_EXPIRING = ("memory", "message")
 _SECONDS_PER_DAY = 86_400.0
 
 
@@ -80,11 +127,11 @@ def link_line(link: RecordRelation) -> str:
 
 
 def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
-    """``("memory" | "link", keyword arguments)`` of one line.
+    """``(kind, keyword arguments)`` of one line (see :data:`KINDS`).
 
     Raises:
         InvalidArgumentError: not JSON, not an object, an unknown kind or key.
-        Expired: a memory whose ``expires_at`` is not after ``now``.
+        Expired: a memory or message whose ``expires_at`` is not after ``now``.
 
     >>> from datetime import datetime, timezone
     >>> parse_line('{"kind": "memory", "content": "x", "status": "valid"}',
@@ -101,16 +148,17 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
     if not isinstance(payload, dict):
         raise InvalidArgumentError("line", "must be a JSON object")
     kind = payload.pop("kind", None)
-    if kind not in ("memory", "link"):
-        raise InvalidArgumentError("kind", f"must be 'memory' or 'link', got {kind!r}")
-    allowed = MEMORY_KEYS if kind == "memory" else LINK_KEYS
-    unknown = set(payload) - allowed - _READ_ONLY
+    if not isinstance(kind, str) or kind not in KINDS:
+        names = ", ".join(map(repr, KINDS))
+        raise InvalidArgumentError("kind", f"must be one of {names}; got {kind!r:.60}")
+    unknown = set(payload) - KINDS[kind] - _READ_ONLY
     if unknown:
         raise InvalidArgumentError(kind, f"unknown keys {', '.join(sorted(map(repr, unknown)))}")
     expires = payload.pop("expires_at", None)
     payload.pop("status", None)
     payload.pop("created_at", None)
-    if expires is not None and kind == "memory" and "ttl_days" not in payload:
+    payload.pop("updated_at", None)
+    if expires is not None and kind in _EXPIRING and "ttl_days" not in payload:
         at = check_timestamp("expires_at", expires)
         assert at is not None
         if at <= now:

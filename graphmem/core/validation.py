@@ -65,12 +65,10 @@ def format_time(value: datetime) -> str:
     >>> format_time(datetime(999, 1, 1, tzinfo=timezone.utc))
     '0999-01-01T00:00:00.000000+00:00'
     """
-    v = value.astimezone(timezone.utc)
-    # Not strftime: its %Y does not pad years below 1000 on every platform.
-    return (
-        f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:"
-        f"{v.second:02d}.{v.microsecond:06d}+00:00"
-    )
+    v = value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
+    # Not strftime: its %Y does not pad years below 1000 on every platform;
+    # isoformat pads the year to four digits and always shows the microseconds here.
+    return v.isoformat(timespec="microseconds")
 
 
 def parse_time(value: str) -> datetime:

@@ -37,6 +37,8 @@ __all__ = ["SqlStore", "dump_json", "optional_time"]
 
 def dump_json(value: dict[str, Any]) -> str:
     """Compact JSON text, as stored in metadata columns."""
+    if not value:
+        return "{}"
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -167,3 +167,62 @@ def _count(db: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+def _threads_store(db: Path) -> None:
+    with GraphMemory(db) as memory:
+        memory.add_user("u1", "Alice")
+        chat = memory.create_thread("t1", user_id="u1", enable_context_summary=False)
+        chat.add_messages(
+            [{"role": "user", "content": "Hello."}, {"role": "assistant", "content": "Hi!"}]
+        )
+        memory.add_memory("Says hello.", memory_id="m1", thread_id="t1", user_id="u1")
+        memory.create_prompt("tickets", "Extract ticket ids.", "support tickets")
+        memory.update_prompt("tickets", prompt="Extract ticket ids and owners.")
+
+
+def _threads_content(db: Path) -> tuple[object, ...]:
+    with GraphMemory(db) as memory:
+        threads = [
+            t.model_dump(exclude={"created_at", "updated_at"}) for t in memory.list_threads()
+        ]
+        messages = [
+            m.model_dump(exclude={"created_at"}) for m in memory.get_thread("t1").get_messages()
+        ]
+        versions = [
+            v.model_dump(exclude={"created_at"})
+            for v in memory.list_prompt_versions("tickets").versions
+        ]
+        users = [u.model_dump(exclude={"created_at"}) for u in memory.list_users()]
+    return threads, messages, versions, users, _content(db)
+
+
+def test_export_import_round_trips_threads_messages_and_prompts(graphmem, db: Path, tmp_path):
+    _threads_store(db)
+    dump = tmp_path / "dump.jsonl"
+    assert graphmem("export", "-o", str(dump)).code == 0
+    copy = tmp_path / "copy.db"
+    run = graphmem("import", str(dump), "--db", str(copy))
+    assert run.code == 0, run.err
+    assert run.out.strip() == (
+        "imported 1 memories and 0 links (and 1 threads, 2 messages, 1 users, 1 prompts) "
+        "(0 already stored, 0 expired)"
+    )
+    assert _threads_content(copy) == _threads_content(db)
+    stats = graphmem("stats", "--db", str(copy), "--json").json()
+    assert (stats["threads"], stats["messages"], stats["users"], stats["prompts"]) == (1, 2, 1, 1)
+    assert "messages: 2" in graphmem("stats", "--db", str(copy)).out
+
+
+def test_export_no_threads_no_prompts_writes_memories_and_links_only(graphmem, db: Path) -> None:
+    _threads_store(db)
+    out = graphmem("export", "--no-threads", "--no-prompts").out
+    assert [json.loads(line)["kind"] for line in out.splitlines()] == ["memory"]
+
+
+def test_import_message_before_its_thread_names_the_line(graphmem, db, tmp_path, user_error):
+    source = tmp_path / "in.jsonl"
+    message = {"kind": "message", "message_id": "x1", "thread_id": "t9", "role": "user"}
+    message |= {"content": "x", "position": 0}
+    source.write_text(json.dumps({"kind": "memory", "content": "a"}) + "\n" + json.dumps(message))
+    user_error(graphmem("import", str(source)), "line 2: thread_id: no thread 't9'")

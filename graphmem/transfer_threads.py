@@ -1,0 +1,340 @@
+"""Users, agents, threads, messages and prompts read from import JSON Lines.
+
+An import checks each such line with :func:`check_extra` as it reads it
+(nothing is stored yet), then
+:func:`write_extras` writes a batch's checked items inside the batch's
+transaction, with the vectors of its messages embedded before. The line format
+is described in :mod:`graphmem.core.jsonl`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.core.validation import (
+    check_content,
+    check_flag,
+    check_id,
+    check_metadata,
+    check_non_negative,
+    check_optional_id,
+    check_text,
+    check_timestamp,
+    check_ttl_days,
+    expiry,
+)
+from graphmem.errors import InvalidArgumentError
+from graphmem.memory_api import MemoryApi
+from graphmem.registry_checks import (
+    check_annotations,
+    check_description,
+    check_prompt_id,
+    check_prompt_text,
+)
+from graphmem.stores.base import NewMessage, Store
+from graphmem.stores.registry_base import StoredPrompt, StoredVersion
+from graphmem.thread_models import MESSAGE_ROLES, Profile, ThreadInfo
+from graphmem.threads.settings import ThreadSettings
+
+__all__ = [
+    "EXTRA_KINDS",
+    "Extra",
+    "LineProblem",
+    "check_extra",
+    "check_repeats",
+    "write_extras",
+]
+
+EXTRA_KINDS = ("user", "agent", "thread", "message", "prompt")
+"""The kinds of line besides memories and links, in the order they are written."""
+_MAX_INFORMATION = 100_000
+_NO_VECTOR = np.zeros(0, dtype=np.float32)
+
+
+# import: checks ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Extra:
+    """One checked line: its number, kind, id and the row to store."""
+
+    number: int
+    kind: str
+    key: str
+    value: Any
+
+
+class LineProblem(Exception):
+    """A checked line cannot be stored (turned into an ImportLineError by the import)."""
+
+    def __init__(self, number: int, message: str) -> None:
+        super().__init__(message)
+        self.number = number
+
+
+def _profile(kind: str, item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
+    pid = check_id(f"{kind}_id", item.get(f"{kind}_id"))
+    information = item.get("information")
+    if information is not None and (
+        not isinstance(information, str) or len(information) > _MAX_INFORMATION
+    ):
+        raise InvalidArgumentError(
+            "information", f"must be None or a string of at most {_MAX_INFORMATION} characters"
+        )
+    metadata = check_metadata("metadata", item.get("metadata"))
+    return pid, Profile(
+        kind=kind, id=pid, information=information, metadata=metadata, created_at=now
+    )
+
+
+def _settings(value: object) -> dict[str, Any]:
+    if value is None:
+        return ThreadSettings().to_json()
+    if not isinstance(value, Mapping):
+        raise InvalidArgumentError("settings", "must be a JSON object")
+    known = {f.name for f in fields(ThreadSettings)}
+    return ThreadSettings.checked(None, **{k: v for k, v in value.items() if k in known}).to_json()
+
+
+def _topics(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise InvalidArgumentError("topics", "must be a list of texts")
+    return tuple(check_text("topics", t) for t in value)
+
+
+def _thread(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
+    tid = check_id("thread_id", item.get("thread_id"))
+    summary = item.get("summary")
+    if summary is not None and not isinstance(summary, str):
+        raise InvalidArgumentError("summary", "must be None or a text")
+    count = check_non_negative("message_count", item.get("message_count", 0))
+    summarized = check_non_negative("summarized_count", item.get("summarized_count", 0))
+    if summarized > count:
+        raise InvalidArgumentError("summarized_count", f"must be at most message_count ({count})")
+    info = ThreadInfo(
+        thread_id=tid,
+        user_id=check_optional_id("user_id", item.get("user_id")),
+        agent_id=check_optional_id("agent_id", item.get("agent_id")),
+        metadata=check_metadata("metadata", item.get("metadata")),
+        settings=_settings(item.get("settings")),
+        summary=None if summary is None else check_text("summary", summary),
+        topics=_topics(item.get("topics")),
+        message_count=count,
+        summarized_count=summarized,
+        created_at=now,
+        updated_at=now,
+    )
+    return tid, info
+
+
+def _message(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
+    if "message_id" not in item:  # needed by --resume, and a thread's own ids are kept
+        raise InvalidArgumentError("message_id", "is required")
+    mid = check_id("message_id", item["message_id"])
+    role = item.get("role")
+    if role not in MESSAGE_ROLES:
+        raise InvalidArgumentError(
+            "role", f"must be one of {', '.join(MESSAGE_ROLES)}; got {role!r:.60}"
+        )
+    if "position" not in item:
+        raise InvalidArgumentError("position", "is required (the message's place in its thread)")
+    message = NewMessage(
+        record_id=mid,
+        thread_id=check_id("thread_id", item.get("thread_id")),
+        role=str(role),
+        position=check_non_negative("position", item["position"]),
+        content=check_content(item.get("content")),
+        user_id=None,  # the thread's, when written
+        agent_id=None,
+        metadata=check_metadata("metadata", item.get("metadata")),
+        timestamp=check_timestamp("timestamp", item.get("timestamp")),
+        created_at=now,
+        expires_at=expiry(now, check_ttl_days(item.get("ttl_days"))),
+        embedding=_NO_VECTOR,
+    )
+    return mid, message
+
+
+def _version(pid: str, index: int, value: object, now: datetime) -> StoredVersion:
+    where = f"versions[{index}]"
+    if not isinstance(value, Mapping) or set(value) - {"vid", "prompt", "archived", "created_at"}:
+        raise InvalidArgumentError(where, "must be an object of vid, prompt and archived")
+    return StoredVersion(
+        prompt_id=pid,
+        vid=check_non_negative(f"{where}.vid", value.get("vid")),
+        text=check_prompt_text(value.get("prompt"), f"{where}.prompt"),
+        archived=check_flag(f"{where}.archived", value.get("archived", False)),
+        created_at=now,
+    )
+
+
+def _prompt(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
+    pid = check_prompt_id(item.get("prompt_id"))
+    given = item.get("versions")
+    if not isinstance(given, list) or not given:
+        raise InvalidArgumentError("versions", "must be a non-empty list")
+    versions = [_version(pid, i, v, now) for i, v in enumerate(given)]
+    vids = [v.vid for v in versions]
+    if len(set(vids)) != len(vids):
+        raise InvalidArgumentError("versions", "repeat a vid")
+    current = check_non_negative("current_vid", item.get("current_vid", max(vids)))
+    if current not in vids:
+        raise InvalidArgumentError("current_vid", f"{current} is not among the versions")
+    following = check_non_negative("next_vid", item.get("next_vid", max(vids) + 1))
+    if following <= max(vids):
+        raise InvalidArgumentError("next_vid", f"must be above every vid (>{max(vids)})")
+    head = StoredPrompt(
+        prompt_id=pid,
+        description=check_description(item.get("description")),
+        annotations=check_annotations(item.get("annotations")),
+        current_vid=current,
+        next_vid=following,
+        archived=check_flag("archived", item.get("archived", False)),
+        purging_since=None,
+        created_at=now,
+        updated_at=now,
+        version_count=len(versions),
+    )
+    return pid, (head, sorted(versions, key=lambda v: v.vid))
+
+
+def check_extra(number: int, kind: str, item: Mapping[str, Any], now: datetime) -> Extra:
+    """The checked row of a user, agent, thread, message or prompt line.
+
+    Raises:
+        InvalidArgumentError: a bad value (named).
+    """
+    if kind in ("user", "agent"):
+        key, value = _profile(kind, item, now)
+    else:
+        key, value = {"thread": _thread, "message": _message, "prompt": _prompt}[kind](item, now)
+    return Extra(number, kind, key, value)
+
+
+def check_repeats(extras: Sequence[Extra]) -> None:
+    """No id twice among a batch's lines of one kind (users and agents apart)."""
+    first: dict[tuple[str, str], int] = {}
+    for extra in extras:
+        kind = "record" if extra.kind == "message" else extra.kind
+        seen = first.setdefault((kind, extra.key), extra.number)
+        if seen != extra.number:
+            raise LineProblem(extra.number, f"{extra.kind} {extra.key!r} repeats line {seen}")
+
+
+# import: writes ---------------------------------------------------------------
+
+
+def _stored(store: Store, extra: Extra) -> bool:
+    if extra.kind in ("user", "agent"):
+        return store.get_profile(extra.kind, extra.key) is not None
+    if extra.kind == "thread":
+        return store.get_thread(extra.key) is not None
+    return store.get_prompt(extra.key) is not None
+
+
+def _write_one(store: Store, extra: Extra) -> None:
+    if extra.kind in ("user", "agent"):
+        store.insert_profile(extra.value)
+    elif extra.kind == "thread":
+        info: ThreadInfo = extra.value
+        store.insert_thread(info)
+        if info.message_count:
+            store.reserve_message_positions(info.thread_id, info.message_count)
+        if info.summarized_count:
+            store.update_thread(info)
+    else:
+        head, versions = extra.value
+        store.insert_prompt(head)
+        for version in versions:
+            store.insert_prompt_version(version)
+            if version.archived:  # a new version row is written unarchived
+                store.archive_prompt_version(version.prompt_id, version.vid)
+
+
+def _messages(
+    memory: MemoryApi, extras: list[Extra], vectors: npt.NDArray[np.float32] | None
+) -> list[NewMessage]:
+    """The messages with their thread's scope and their vectors, checked against
+    their thread (which must be stored by now)."""
+    store = memory._store
+    threads: dict[str, ThreadInfo | None] = {}
+    places: dict[tuple[str, int], int] = {}
+    ready: list[NewMessage] = []
+    for index, extra in enumerate(extras):
+        message: NewMessage = extra.value
+        tid = message.thread_id
+        if tid not in threads:
+            threads[tid] = store.get_thread(tid)
+        info = threads[tid]
+        if info is None:
+            raise LineProblem(
+                extra.number, f"thread_id: no thread {tid!r} (its thread line comes first)"
+            )
+        if message.position >= info.message_count:
+            raise LineProblem(
+                extra.number,
+                f"position: {message.position} is not below the thread's message_count "
+                f"({info.message_count})",
+            )
+        seen = places.setdefault((tid, message.position), extra.number)
+        if seen != extra.number:
+            raise LineProblem(extra.number, f"position: {message.position} repeats line {seen}")
+        assert vectors is not None
+        ready.append(
+            replace(message, user_id=info.user_id, agent_id=info.agent_id, embedding=vectors[index])
+        )
+    return ready
+
+
+def write_extras(
+    memory: MemoryApi,
+    extras: Sequence[Extra],
+    vectors: npt.NDArray[np.float32] | None,
+    resume: bool,
+) -> tuple[Counter[str], int]:
+    """Store a batch's checked lines (inside its transaction): ``(written by kind,
+    skipped)``. ``vectors`` are those of the message lines, in order.
+
+    Raises:
+        LineProblem: an id already stored (without ``resume``), a message whose
+            thread is missing or whose position is taken or out of range.
+    """
+    store = memory._store
+    written: Counter[str] = Counter()
+    skipped = 0
+    for extra in extras:
+        if extra.kind == "message":
+            continue
+        if _stored(store, extra):
+            if not resume:
+                raise LineProblem(
+                    extra.number,
+                    f"{extra.kind} {extra.key!r} already exists (--resume skips stored ids)",
+                )
+            skipped += 1
+            continue
+        _write_one(store, extra)
+        written[extra.kind] += 1
+    messages = [e for e in extras if e.kind == "message"]
+    if messages:
+        kinds = memory._stored_kinds([e.key for e in messages])
+        present = [e for e in messages if e.key in kinds]
+        if present and not resume:
+            raise LineProblem(
+                present[0].number,
+                f"message_id: {present[0].key!r} already exists (--resume skips stored ids)",
+            )
+        ready = _messages(memory, messages, vectors)
+        store.insert_messages([m for m in ready if m.record_id not in kinds])
+        written["message"] += len(ready) - len(present)
+        skipped += len(present)
+    return written, skipped

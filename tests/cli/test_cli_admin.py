@@ -1,0 +1,50 @@
+"""demo and sql through the installed script, and what every verb shares."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from graphmem.cli import cli
+
+
+def test_demo_runs_and_keeps_its_file(graphmem, tmp_path: Path) -> None:
+    run = graphmem("demo", "--db", str(tmp_path / "demo.db"))
+    assert run.code == 0, run.err
+    assert "<relation_type>supersedes</relation_type>" in run.out
+    again = graphmem("demo", "--db", str(tmp_path / "demo.db"))
+    assert (again.code, again.out) == (0, run.out)
+
+
+def test_sql_prints_a_script_that_sqlite3_applies(graphmem, tmp_path: Path) -> None:
+    run = graphmem("sql", "--dialect", "sqlite", "--prefix", "T_X")
+    assert run.code == 0, run.err
+    conn = sqlite3.connect(tmp_path / "x.db")
+    conn.executescript(run.out)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    assert {"T_X__memory", "T_X__link", "T_X__thread", "T_X__prompt"} <= tables
+
+
+def test_sql_bad_prefix_is_a_user_error(graphmem, user_error) -> None:
+    user_error(graphmem("sql", "--dialect", "sqlite", "--prefix", "x; DROP"), "--prefix:")
+
+
+def test_sql_unknown_dialect_is_a_usage_error(graphmem) -> None:
+    run = graphmem("sql", "--dialect", "postgres")
+    assert run.code == 2 and "Traceback" not in run.err and "postgres" in run.err
+
+
+def test_a_file_that_is_not_a_store_is_a_user_error(graphmem, tmp_path: Path, user_error):
+    other = tmp_path / "notes.txt"
+    other.write_text("not a database\n")
+    user_error(graphmem("get", "--db", str(other), "x"), "not a database")
+
+
+@pytest.mark.parametrize("verb", sorted(cli.commands))
+def test_every_verb_has_help_with_an_example(graphmem, verb: str) -> None:
+    run = graphmem(verb, "--help")
+    assert run.code == 0, run.err
+    assert "Example:" in run.out and f"graphmem {verb}" in run.out
