@@ -63,7 +63,13 @@ for _option in _model_options("LLM") + _model_options("EMBEDDER"):
 
 @click.group()
 def keys() -> None:
-    """Create, list and revoke the memory service's API keys."""
+    """Create, list and revoke the memory service's API keys.
+
+    \b
+    Example:
+      graphmem keys create --db memories.db --role admin
+      graphmem keys list --db memories.db
+    """
 
 
 @keys.command("create")
