@@ -40,7 +40,6 @@ from graphmem.thread_models import ThreadInfo
 __all__ = ["ExtractionOperations", "job_info"]
 
 _STATUSES = ("queued", "running", "done", "failed")
-_KIND = "extract"
 
 
 def job_info(job: StoredJob) -> JobInfo:
@@ -131,25 +130,7 @@ class ExtractionOperations(StoreHandle):
         store = self._store
         if store.get_job(request.job_id) is not None:
             return False
-        now = utc_now()
-        store.insert_job(
-            StoredJob(
-                job_id=request.job_id,
-                kind=_KIND,
-                thread_id=request.thread_id,
-                status="queued",
-                attempts=0,
-                failures=0,
-                owner=None,
-                lease_until=None,
-                not_before=now,
-                last_error=None,
-                payload=request.payload(),
-                result=None,
-                created_at=now,
-                updated_at=now,
-            )
-        )
+        store.insert_job(request.job_row("queued"))
         return True
 
     def _queue_for_messages(self, info: ThreadInfo, before: int, after: int) -> int:

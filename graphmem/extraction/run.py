@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.core.record_types import MEMORY_TYPES
-from graphmem.core.validation import SearchFilters
+from graphmem.core.validation import SearchFilters, utc_now
 from graphmem.extraction.config import (
     MAX_LINK_CANDIDATES,
     MemoryExtractionConfig,
@@ -43,6 +43,7 @@ from graphmem.extraction.prompting import (
 )
 from graphmem.registry_errors import PromptNotFoundError
 from graphmem.stores.base import NewMemory
+from graphmem.stores.job_base import StoredJob
 from graphmem.thread_models import ThreadInfo
 
 if TYPE_CHECKING:
@@ -51,6 +52,10 @@ if TYPE_CHECKING:
 __all__ = ["ExtractionRequest", "Plan", "plan_extraction", "write_extraction"]
 
 _EMPTY = np.zeros((0, 0), dtype=np.float32)
+
+
+JOB_KIND = "extract"
+"""The ``kind`` of an extraction job's row."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,27 @@ class ExtractionRequest:
             "prompt_id": self.prompt_id,
             "prompt_vid": self.prompt_vid,
         }
+
+    def job_row(self, status: str, result: dict[str, Any] | None = None) -> StoredJob:
+        """The job row of this request, new now: ``queued``, or ``done`` with its
+        ``result`` for an extraction run at once."""
+        now = utc_now()
+        return StoredJob(
+            job_id=self.job_id,
+            kind=JOB_KIND,
+            thread_id=self.thread_id,
+            status=status,
+            attempts=int(status == "done"),
+            failures=0,
+            owner=None,
+            lease_until=None,
+            not_before=now,
+            last_error=None,
+            payload=self.payload(),
+            result=result,
+            created_at=now,
+            updated_at=now,
+        )
 
     @classmethod
     def from_payload(

@@ -7,13 +7,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.asyncpool import async_twin
-from graphmem.core.validation import check_id, utc_now
+from graphmem.core.validation import check_id
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.extraction.config import check_extraction_config
 from graphmem.extraction.models import ExtractionResult
 from graphmem.extraction.run import ExtractionRequest, plan_extraction, write_extraction
 from graphmem.registry_checks import check_prompt_id, check_vid
-from graphmem.stores.job_base import StoredJob
 from graphmem.thread_models import ThreadInfo
 
 if TYPE_CHECKING:
@@ -154,25 +153,7 @@ class ThreadExtraction:
         )
 
         def record(result: ExtractionResult) -> bool:
-            now = utc_now()
-            memory._store.insert_job(
-                StoredJob(
-                    job_id=request.job_id,
-                    kind="extract",
-                    thread_id=self.thread_id,
-                    status="done",
-                    attempts=1,
-                    failures=0,
-                    owner=None,
-                    lease_until=None,
-                    not_before=now,
-                    last_error=None,
-                    payload=request.payload(),
-                    result=result.model_dump(mode="json"),
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
+            memory._store.insert_job(request.job_row("done", result.model_dump(mode="json")))
             return True
 
         return write_extraction(memory, plan, record)
