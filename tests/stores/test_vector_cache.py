@@ -343,8 +343,8 @@ def test_cache_ranks_as_exact_scoring(
     ids = [f"r{i:02d}" for i in range(len(rows))]
     matrix = np.asarray(rows, dtype=np.float32).reshape(-1, DIM) * np.float32(scale)
     new = [
-        (i, v.tobytes(), "memory", "valid", "u", None, None, None)
-        for i, v in zip(ids, matrix, strict=True)
+        (i, v.tobytes(), "memory", "valid", "u", None, None, None, n)
+        for n, (i, v) in enumerate(zip(ids, matrix, strict=True))
     ]
     if bulk:  # a fresh load, whole arrays at a time (grows past the 3 expected rows)
         cache.load(new)
