@@ -33,6 +33,7 @@ __all__ = ["VectorCache"]
 
 _GROWTH = 1.5
 _CODED = ("record_type", "user_id", "agent_id", "thread_id")
+_FILTER_BINDS = ("user_id", "agent_id", "thread_id", "record_types", "now")
 
 
 Row = tuple[Any, ...]
@@ -86,6 +87,7 @@ class VectorCache:
         """Forget everything; about ``expected`` memories will follow (:meth:`put_many`)."""
         n = max(expected, 0)
         self.seen = seen
+        self._selected: tuple[tuple[Any, ...], npt.NDArray[np.int64]] | None = None
         self._slots: dict[str, int] = {}
         self._odd: dict[str, int] = {}  # ids whose vector has another width: that width
         self._plain: set[str] = set()  # ids of the memories held without a vector
@@ -104,6 +106,7 @@ class VectorCache:
     def put_many(self, rows: Iterable[Row]) -> None:
         """Apply the current row of each id (embedding None: the memory or its vector
         is gone)."""
+        self._selected = None
         written: list[int] = []
         for row in rows:
             record_id, blob = row[0], row[1]
@@ -129,6 +132,7 @@ class VectorCache:
     def load(self, rows: Sequence[Row]) -> None:
         """Add the rows of ids not held yet, as after :meth:`reset` (whole arrays at a
         time; rows whose vectors differ in width go through :meth:`put_many`)."""
+        self._selected = None
         self._plain.update(r[0] for r in rows if r[1] is None and r[2] is not None)
         rows = [r for r in rows if r[1] is not None]
         width = self.dim if self._slots else (len(rows[0][1]) // 4 if rows else 0)
@@ -205,7 +209,20 @@ class VectorCache:
     def select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         """The slots of the memories passing the search filters of ``binds`` (user,
         agent, thread, record types, expiry at ``now``; no metadata filter), as
-        select-search-candidate-ids selects them."""
+        select-search-candidate-ids selects them (read-only).
+
+        The last answer is kept until the copy changes: the two halves of a hybrid
+        search ask for the same filters one after the other.
+        """
+        key = (*(binds[c] for c in _FILTER_BINDS), include_invalid)
+        if self._selected is not None and self._selected[0] == key:
+            return self._selected[1]
+        slots = self._select(binds, include_invalid)
+        slots.flags.writeable = False
+        self._selected = (key, slots)
+        return slots
+
+    def _select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         slots: npt.NDArray[np.int64] | None = None
         for column in ("user_id", "agent_id", "thread_id"):  # the narrowest first
             if binds[column] is not None:
