@@ -326,6 +326,8 @@ def _search_without_vector_cache(path: Path, store_id: str) -> None:
     try:
         dim = store.stored_embedder()[1] or 1
         store.nearest(SearchFilters(), np.ones(dim, np.float32), 3, False)
+        # without the copy, a user's keyword doc ids are read in SQL
+        store.keyword(SearchFilters(user_id="u"), ["tea"], 3, False)
     finally:
         store.close()
 

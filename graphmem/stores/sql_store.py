@@ -372,11 +372,16 @@ class SqlStore(SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJobs):
             if not terms:
                 return []
             binds = self._use_filter(filters)
-            rows = self._run(
-                self._keyword_statement(filters),
-                text_query=self._text_query(terms),
-                k=k,
-                include_invalid=int(include_invalid),
-                **binds,
-            ).fetchall()
+            binds.update(
+                text_query=self._text_query(terms), k=k, include_invalid=int(include_invalid)
+            )
+            name, binds = self._keyword_read(filters, binds)
+            rows = self._run(name, **binds).fetchall()
         return [(str(r[0]), float(r[1])) for r in rows]
+
+    def _keyword_read(
+        self, filters: SearchFilters, binds: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """The statement of a keyword read under ``filters`` and its binds, given
+        the filter binds, ``text_query``, ``k`` and ``include_invalid``."""
+        return self._keyword_statement(filters), binds

@@ -254,6 +254,25 @@ class SqliteStore(SqlStore):
         # BM25 is computed (select-keyword-hits-scoped; measured in bench/hybrid.py).
         return "select-keyword-hits" if filters.user_id is None else "select-keyword-hits-scoped"
 
+    def _keyword_read(
+        self, filters: SearchFilters, binds: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        # Under a user filter, the in-process copy of the embeddings (kept exact by
+        # the vector log, which also sees every new doc_id) names the doc_ids passing
+        # the filters faster than the index can; only when it holds every memory.
+        cache = self._vectors
+        if filters.user_id is None or filters.metadata_filter or cache is None:
+            return self._keyword_statement(filters), binds
+        self._refresh_vectors(cache)
+        if not cache.complete:
+            return self._keyword_statement(filters), binds
+        docs = cache.doc_ids_of(cache.select(binds, bool(binds["include_invalid"])))
+        return "select-keyword-hits-in-docs", {
+            "text_query": binds["text_query"],
+            "k": binds["k"],
+            "doc_ids": docs,
+        }
+
     def nearest(
         self,
         filters: SearchFilters,

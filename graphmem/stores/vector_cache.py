@@ -33,11 +33,13 @@ __all__ = ["VectorCache"]
 
 _GROWTH = 1.5
 _CODED = ("record_type", "user_id", "agent_id", "thread_id")
+_FILTER_BINDS = ("user_id", "agent_id", "thread_id", "record_types", "now")
 
 
 Row = tuple[Any, ...]
 """``(record_id, embedding, record_type, status, user_id, agent_id, thread_id,
-expires_at)`` as ``select-all-embeddings`` reads it."""
+expires_at, doc_id)`` as ``select-all-embeddings`` reads it (``doc_id``: the
+memory's keyword document number; ``record_type`` None: the memory is gone)."""
 
 
 class VectorCache:
@@ -63,6 +65,7 @@ class VectorCache:
     def nbytes(self) -> int:
         """Bytes held by the arrays (allocated, including free slots)."""
         arrays: list[npt.NDArray[Any]] = [self._matrix, self._norms, self._ids, self._expires]
+        arrays.append(self._docs)
         arrays += [self._live, self._valid, self._expiring, *self._codes_of.values()]
         return sum(int(a.nbytes) for a in arrays)
 
@@ -71,6 +74,12 @@ class VectorCache:
         """Whether some stored vectors have another width than the rest."""
         return bool(self._odd)
 
+    @property
+    def complete(self) -> bool:
+        """Whether every memory of the store has a slot (none without a vector or
+        with a vector of another width), so :meth:`select` sees every memory."""
+        return not self._odd and not self._plain
+
     def __len__(self) -> int:
         return len(self._slots)
 
@@ -78,14 +87,17 @@ class VectorCache:
         """Forget everything; about ``expected`` memories will follow (:meth:`put_many`)."""
         n = max(expected, 0)
         self.seen = seen
+        self._selected: tuple[tuple[Any, ...], npt.NDArray[np.int64]] | None = None
         self._slots: dict[str, int] = {}
         self._odd: dict[str, int] = {}  # ids whose vector has another width: that width
+        self._plain: set[str] = set()  # ids of the memories held without a vector
         self._free = list(range(n - 1, -1, -1))
         self._codes: dict[Any, int] = {}
         self._matrix: npt.NDArray[np.float32] = np.zeros((n, 0), dtype=np.float32)
         self._norms: npt.NDArray[np.float64] = np.zeros(n, dtype=np.float64)
         self._ids: npt.NDArray[np.object_] = np.full(n, None, dtype=object)
         self._expires: npt.NDArray[np.object_] = np.full(n, None, dtype=object)
+        self._docs = np.full(n, -1, dtype=np.int64)
         self._live = np.zeros(n, dtype=bool)
         self._valid = np.zeros(n, dtype=bool)
         self._expiring = np.zeros(n, dtype=bool)
@@ -94,11 +106,14 @@ class VectorCache:
     def put_many(self, rows: Iterable[Row]) -> None:
         """Apply the current row of each id (embedding None: the memory or its vector
         is gone)."""
+        self._selected = None
         written: list[int] = []
         for row in rows:
             record_id, blob = row[0], row[1]
             self._drop(record_id)
             if blob is None:
+                if row[2] is not None:
+                    self._plain.add(record_id)
                 continue
             vector = np.frombuffer(blob, dtype=np.float32)
             if not self._slots and vector.size != self.dim:
@@ -117,6 +132,8 @@ class VectorCache:
     def load(self, rows: Sequence[Row]) -> None:
         """Add the rows of ids not held yet, as after :meth:`reset` (whole arrays at a
         time; rows whose vectors differ in width go through :meth:`put_many`)."""
+        self._selected = None
+        self._plain.update(r[0] for r in rows if r[1] is None and r[2] is not None)
         rows = [r for r in rows if r[1] is not None]
         width = self.dim if self._slots else (len(rows[0][1]) // 4 if rows else 0)
         if not rows or any(len(r[1]) != width * 4 for r in rows) or len(rows[0][1]) % 4:
@@ -137,13 +154,15 @@ class VectorCache:
         self._valid[slots] = [r[3] == "valid" for r in rows]
         self._expires[slots] = _objects([r[7] for r in rows])
         self._expiring[slots] = [r[7] is not None for r in rows]
+        self._docs[slots] = [-1 if r[8] is None else r[8] for r in rows]
         for place, column in enumerate(_CODED):
             values = (r[(2, 4, 5, 6)[place]] for r in rows)
             self._codes_of[column][slots] = [-1 if v is None else self._code(v) for v in values]
 
     def _set_columns(self, slot: int, row: Row) -> None:
-        record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at = row
+        record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at, doc = row
         self._ids[slot] = record_id
+        self._docs[slot] = -1 if doc is None else doc
         self._live[slot] = True
         self._valid[slot] = status == "valid"
         self._expires[slot] = expires_at
@@ -159,6 +178,7 @@ class VectorCache:
 
     def _drop(self, record_id: str) -> None:
         self._odd.pop(record_id, None)
+        self._plain.discard(record_id)
         slot = self._slots.pop(record_id, None)
         if slot is not None:
             self._live[slot] = False
@@ -179,6 +199,7 @@ class VectorCache:
             self._norms, self._ids, self._expires = (
                 _grown(a, new) for a in (self._norms, self._ids, self._expires)
             )
+            self._docs = _grown(self._docs, new, -1)
             self._live, self._valid, self._expiring = (
                 _grown(a, new) for a in (self._live, self._valid, self._expiring)
             )
@@ -188,7 +209,20 @@ class VectorCache:
     def select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         """The slots of the memories passing the search filters of ``binds`` (user,
         agent, thread, record types, expiry at ``now``; no metadata filter), as
-        select-search-candidate-ids selects them."""
+        select-search-candidate-ids selects them (read-only).
+
+        The last answer is kept until the copy changes: the two halves of a hybrid
+        search ask for the same filters one after the other.
+        """
+        key = (*(binds[c] for c in _FILTER_BINDS), include_invalid)
+        if self._selected is not None and self._selected[0] == key:
+            return self._selected[1]
+        slots = self._select(binds, include_invalid)
+        slots.flags.writeable = False
+        self._selected = (key, slots)
+        return slots
+
+    def _select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         slots: npt.NDArray[np.int64] | None = None
         for column in ("user_id", "agent_id", "thread_id"):  # the narrowest first
             if binds[column] is not None:
@@ -247,6 +281,12 @@ class VectorCache:
             rows, norms, kept = rows[near], norms[near], [kept[int(i)] for i in near]
         dots = rows.astype(np.float64) @ np.asarray(q32, dtype=np.float64)
         return top_k(kept, distances_from_dots(dots, norms, q_norm), k)
+
+    def doc_ids_of(self, slots: npt.NDArray[np.int64]) -> str:
+        """The keyword document numbers of the memories in ``slots`` (those that have
+        one), as a JSON array."""
+        docs = self._docs[slots]
+        return json.dumps(docs[docs >= 0].tolist())
 
     def ids_of(self, slots: npt.NDArray[np.int64]) -> list[str]:
         """The record ids held in ``slots``."""

@@ -98,6 +98,23 @@ JOIN graphmem_memory_text t ON t.doc_id = h.doc_id
 ORDER BY h.score, t.record_id
 LIMIT :k;
 
+-- name: select-keyword-hits-in-docs
+-- select-keyword-hits for a search with a user_id when the in-process copy of the
+-- embeddings holds every memory: the doc_ids of the memories passing the filters
+-- come from that copy (:doc_ids, a JSON array), which saves reading them through
+-- graphmem_memory_search_ix and graphmem_memory_text; otherwise as
+-- select-keyword-hits-scoped. Same result as select-keyword-hits.
+SELECT t.record_id, -h.score AS score
+FROM (
+    SELECT graphmem_memory_fts.rowid AS doc_id, bm25(graphmem_memory_fts) AS score
+    FROM graphmem_memory_fts
+    WHERE graphmem_memory_fts MATCH :text_query
+      AND +graphmem_memory_fts.rowid IN (SELECT value FROM json_each(:doc_ids))
+) h
+JOIN graphmem_memory_text t ON t.doc_id = h.doc_id
+ORDER BY h.score, t.record_id
+LIMIT :k;
+
 -- name: get-keyword-index-version
 -- FTS5's structure record, which changes with every write to the keyword index:
 -- SqliteStore keeps the word counts of select-term-counts while it is unchanged.
@@ -204,15 +221,19 @@ SELECT (SELECT MIN(seq) FROM graphmem_vector_log), (SELECT MAX(seq) FROM graphme
 SELECT COUNT(*) FROM graphmem_memory;
 
 -- name: select-all-embeddings
--- Every stored embedding with the memory's search-filter columns, to build the
--- in-process copy.
-SELECT record_id, embedding, record_type, status, user_id, agent_id, thread_id, expires_at
-FROM graphmem_memory WHERE embedding IS NOT NULL;
+-- Every memory's embedding (NULL: none), search-filter columns and keyword
+-- doc_id, to build the in-process copy.
+SELECT m.record_id, m.embedding, m.record_type, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.expires_at, t.doc_id
+FROM graphmem_memory m LEFT JOIN graphmem_memory_text t ON t.record_id = m.record_id;
 
 -- name: select-logged-embeddings
--- The current embedding (NULL: none, or the memory is gone) and search-filter
--- columns of every memory logged after sequence number :seen.
+-- The current embedding (NULL: none, or the memory is gone), search-filter
+-- columns (NULL: the memory is gone) and keyword doc_id of every memory logged
+-- after sequence number :seen (the vector log's triggers fire on every insert,
+-- which is when a memory gets a new doc_id).
 SELECT l.record_id, m.embedding, m.record_type, m.status, m.user_id, m.agent_id,
-       m.thread_id, m.expires_at
+       m.thread_id, m.expires_at, t.doc_id
 FROM (SELECT DISTINCT record_id FROM graphmem_vector_log WHERE seq > :seen) l
-LEFT JOIN graphmem_memory m ON m.record_id = l.record_id;
+LEFT JOIN graphmem_memory m ON m.record_id = l.record_id
+LEFT JOIN graphmem_memory_text t ON t.record_id = m.record_id;

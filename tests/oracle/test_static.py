@@ -228,7 +228,7 @@ def test_statement_names_match_sqlite() -> None:
     # The divergences: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite
     # (over the candidates' embeddings, or over the store's in-process copy of them);
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
-    # Oracle Text applies its own stoplist; SQLite has a second keyword statement
+    # Oracle Text applies its own stoplist; SQLite has two more keyword statements
     # for searches under a user filter, Oracle's optimizer plans that itself.
     assert not SHARED & set(ORACLE)
     assert set(ORACLE) - {"select-nearest"} == set(SQLITE) - SHARED - SQLITE_VECTOR_CACHE - {
@@ -236,6 +236,7 @@ def test_statement_names_match_sqlite() -> None:
         "select-term-counts",
         "count-keyword-documents",
         "select-keyword-hits-scoped",
+        "select-keyword-hits-in-docs",
         "get-keyword-index-version",
     }
     assert "select-nearest" in ORACLE and set(SQLITE) >= SQLITE_VECTOR_CACHE

@@ -100,3 +100,76 @@ def test_word_counts_follow_writes_from_this_and_other_connections(tmp_path: Pat
     with store.transaction(write=False):
         assert store._match_terms(["kestrel", "heron"]) == ["heron"]
     assert [r.id for r in memory.search("heron kestrel", strategy="keyword")] == ["h"]
+
+
+def _general(store: object, filters: SearchFilters, terms: list[str], invalid: bool) -> list:
+    with store.transaction(write=False):  # type: ignore[attr-defined]
+        terms = store._match_terms(terms)  # type: ignore[attr-defined]
+        if not terms:
+            return []
+        binds = store._use_filter(filters)  # type: ignore[attr-defined]
+        binds.update(text_query=store._text_query(terms), k=500, include_invalid=int(invalid))  # type: ignore[attr-defined]
+        rows = store._run("select-keyword-hits", **binds).fetchall()  # type: ignore[attr-defined]
+    return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def _chosen(store: object, filters: SearchFilters) -> str:
+    with store.transaction(write=False):  # type: ignore[attr-defined]
+        binds = store._use_filter(filters)  # type: ignore[attr-defined]
+        binds.update(text_query='"owl"', k=5, include_invalid=0)
+        return str(store._keyword_read(filters, binds)[0])  # type: ignore[attr-defined]
+
+
+TERMS = (["kestrel"], ["heron", "owl"], ["wren", "tern", "swift"], ["absent"])
+
+
+@pytest.mark.parametrize("given", FILTERS)
+@pytest.mark.parametrize("include_invalid", [False, True])
+def test_doc_ids_of_the_vector_copy_give_what_the_general_statement_does(
+    tmp_path: Path, given: dict, include_invalid: bool
+) -> None:
+    memory = _store(tmp_path)
+    memory.link_records("m002", "preference", "m005", "preference", "supersedes")  # m005 invalid
+    store = memory._store
+    filters = SearchFilters(now=memory._clock(), **given)
+    for terms in TERMS:
+        found = store.keyword(filters, terms, 500, include_invalid)
+        assert found == _general(store, filters, terms, include_invalid)
+    expected = "select-keyword-hits-scoped" if "metadata_filter" in given else "in-docs"
+    assert _chosen(store, filters).endswith(expected)
+
+
+def test_doc_ids_follow_other_connections_and_memories_without_vectors(tmp_path: Path) -> None:
+    memory = _store(tmp_path)
+    store = memory._store
+    filters = SearchFilters(now=memory._clock(), user_id="u1")
+
+    def check(statement: str) -> None:
+        for terms in TERMS:
+            found = store.keyword(filters, terms, 500, False)
+            assert found == _general(store, filters, terms, False)
+        assert _chosen(store, filters) == statement
+
+    check("select-keyword-hits-in-docs")
+    conn = sqlite3.connect(tmp_path / "k.db")
+    # REPLACE gives m001 a new doc_id; m002 moves to u1; m005 is deleted
+    conn.execute(
+        "REPLACE INTO graphmem_memory (record_id, record_type, content, user_id, created_at, "
+        "embedding) SELECT 'm001', 'memory', 'owl owl kestrel', 'u1', created_at, embedding "
+        "FROM graphmem_memory WHERE record_id = 'm001'"
+    )
+    conn.execute("UPDATE graphmem_memory SET user_id = 'u1' WHERE record_id = 'm002'")
+    conn.execute("DELETE FROM graphmem_memory WHERE record_id = 'm005'")
+    conn.commit()
+    check("select-keyword-hits-in-docs")
+    # a memory without a vector is absent from the copy: the doc ids come from SQL
+    conn.execute(
+        "UPDATE graphmem_memory SET embedding = NULL, content = 'osprey' WHERE record_id = 'm009'"
+    )
+    conn.commit()
+    check("select-keyword-hits-scoped")
+    assert [r for r, _ in store.keyword(filters, ["osprey"], 500, False)] == ["m009"]
+    conn.execute("DELETE FROM graphmem_memory WHERE record_id = 'm009'")
+    conn.commit()
+    conn.close()
+    check("select-keyword-hits-in-docs")

@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem import GraphMemory
+from graphmem.core.fusion import keyword_terms
 from graphmem.core.validation import SearchFilters
 from graphmem.core.vector import cosine_distances, top_k
 from graphmem.stores.sqlite import SqliteStore
@@ -71,6 +72,22 @@ def _file_answer(
         return [
             i for i, _ in store.nearest(SearchFilters(user_id=user_id), vector, k, include_invalid)
         ]
+    finally:
+        store.close()
+
+
+def _hybrid_halves(store: SqliteStore, query: str, user_id: str | None) -> tuple[list, list]:
+    """Both rankings of a hybrid search."""
+    filters = SearchFilters(user_id=user_id)
+    vector = store.nearest(filters, VectorText().embed([query])[0], 50, False)
+    found = store.keyword(filters, keyword_terms(query), 50, False)
+    return vector, found
+
+
+def _file_halves(path: Path, query: str, user_id: str | None) -> tuple[list, list]:
+    store = SqliteStore(path, "graphmem", vector_cache=False)
+    try:
+        return _hybrid_halves(store, query, user_id)
     finally:
         store.close()
 
@@ -268,6 +285,9 @@ def test_cached_search_equals_file_search(
             _apply(memory, conn, op, rid, content, values)
             assert _ids(memory, text, user_id="u") == _file_answer(path, text, user_id="u")
             assert _ids(memory, text) == _file_answer(path, text)
+            for user in ("u", None):
+                halves = _hybrid_halves(memory._store, text, user)  # type: ignore[arg-type]
+                assert halves == _file_halves(path, text, user)
             assert _ids(memory, text, include_invalid_results=True) == _file_answer(
                 path, text, include_invalid=True
             )
@@ -343,8 +363,8 @@ def test_cache_ranks_as_exact_scoring(
     ids = [f"r{i:02d}" for i in range(len(rows))]
     matrix = np.asarray(rows, dtype=np.float32).reshape(-1, DIM) * np.float32(scale)
     new = [
-        (i, v.tobytes(), "memory", "valid", "u", None, None, None)
-        for i, v in zip(ids, matrix, strict=True)
+        (i, v.tobytes(), "memory", "valid", "u", None, None, None, n)
+        for n, (i, v) in enumerate(zip(ids, matrix, strict=True))
     ]
     if bulk:  # a fresh load, whole arrays at a time (grows past the 3 expected rows)
         cache.load(new)
