@@ -246,7 +246,9 @@ class ThreadOperations(StoreHandle):
 
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread, its messages and the records scoped to it (links go with
-        them, validity recomputed); returns how many records were deleted.
+        them, validity recomputed), and its extraction jobs that are not running (a
+        running one finishes with nothing written); returns how many records were
+        deleted.
 
         Raises:
             NotFoundError: no such thread.
@@ -256,4 +258,5 @@ class ThreadOperations(StoreHandle):
         with self._store.transaction():
             if self._store.get_thread(thread_id) is None:
                 raise NotFoundError(f"thread_id: no thread {thread_id!r}")
+            self._store.delete_thread_jobs(thread_id)
             return self._store.delete_scope(thread_id, None, None)

@@ -11,9 +11,13 @@ after a backoff of ``BACKOFF_BASE * 2 ** (failures - 1)`` seconds (at most
 A running job names its owner (``host:pid:token``) and a lease. A job whose
 owner's process is gone (same host, no such pid), or whose lease expired, is
 queued again by :meth:`JobRunner.recover`, which every runner calls when it
-starts and then every ``RECOVER_EVERY`` seconds. Its writes are fenced: the job
-is marked done only by the owner holding it, in the transaction that writes the
-records, so an attempt that lost its job writes nothing.
+starts and then every ``RECOVER_EVERY`` seconds; once it has been left so
+``ABANDON_LIMIT`` times (it keeps killing its process, say), it is ``failed``
+instead, so one poisonous job cannot crash every worker forever. A runner that
+closes hands its unfinished jobs back without holding it against them. A job's
+writes are fenced: it is marked done only by the owner holding it, in the
+transaction that writes the records, so an attempt that lost its job writes
+nothing.
 """
 
 from __future__ import annotations
@@ -34,13 +38,23 @@ from graphmem.stores.job_base import StoredJob
 if TYPE_CHECKING:
     from graphmem.memory import GraphMemory
 
-__all__ = ["BACKOFF_BASE", "BACKOFF_CAP", "LEASE_SECONDS", "JobRunner", "backoff"]
+__all__ = [
+    "ABANDON_LIMIT",
+    "BACKOFF_BASE",
+    "BACKOFF_CAP",
+    "LEASE_SECONDS",
+    "JobRunner",
+    "backoff",
+]
 
 BACKOFF_BASE = 1.0
 BACKOFF_CAP = 60.0
 LEASE_SECONDS = 900.0
 """How long a claimed job stays with its owner before another process may take it."""
 RECOVER_EVERY = 5.0
+ABANDON_LIMIT = 10
+"""A job whose claims exceed its failed attempts by this many (its process stopped
+or its lease ran out while it ran) is ``failed`` when found abandoned again."""
 _POLL = 0.5
 _LIVE: set[str] = set()
 """Owners of this process that are still open."""
@@ -121,8 +135,8 @@ class JobRunner:
         with store.transaction():
             for owner in store.running_job_owners():
                 if owner_gone(owner):
-                    released += store.release_jobs(owner, now)
-            released += store.release_jobs(None, now)
+                    released += store.release_jobs(owner, now, ABANDON_LIMIT)
+            released += store.release_jobs(None, now, ABANDON_LIMIT)
         return released
 
     def run_one(self, thread_id: str | None = None) -> bool:
@@ -209,6 +223,6 @@ class JobRunner:
         try:
             store = self._memory._store
             with store.transaction():
-                store.release_jobs(self.owner, utc_now())
+                store.hand_back_jobs(self.owner, utc_now())
         except GraphMemError:
             pass  # the store is gone: the next open re-queues them (owner gone)

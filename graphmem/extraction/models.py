@@ -120,7 +120,9 @@ class JobInfo(BaseModel):
     Attributes:
         status: ``queued`` -> ``running`` -> ``done`` | ``failed`` (a failed
             attempt with attempts left goes back to ``queued`` after a backoff).
-        attempts: times the job was claimed (an attempt cut short by a crash counts).
+        attempts: times the job was claimed since it was queued or retried (an
+            attempt cut short by a crash counts; at ``ABANDON_LIMIT`` of those
+            beyond ``failures`` the job is ``failed``).
         failures: attempts that ended in an error; at the client's
             ``extraction_max_attempts`` the job is ``failed``.
         last_error: the error of the last failed attempt.

@@ -7,7 +7,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["JobStore", "StoredJob"]
+__all__ = ["JobStore", "StoredJob", "abandoned_error"]
+
+
+def abandoned_error(limit: int) -> str:
+    """The last error of a job failed because its process stopped ``limit`` times."""
+    return (
+        f"abandoned: the process running this job stopped (or its lease ran out) {limit} "
+        "times before it finished; retry_job queues it again"
+    )
 
 
 @dataclass(frozen=True)
@@ -78,8 +86,19 @@ class JobStore(ABC):
         """The owners of running jobs."""
 
     @abstractmethod
-    def release_jobs(self, owner: str | None, now: datetime) -> int:
-        """Queue again the running jobs of ``owner``, or (None) those whose lease expired."""
+    def release_jobs(self, owner: str | None, now: datetime, abandon_limit: int) -> int:
+        """Queue again the running jobs of ``owner``, a process that is gone, or (None)
+        those whose lease expired; a job claimed ``abandon_limit`` times more than it
+        failed (its attempts keep stopping its process) is ``failed`` instead, with
+        :func:`abandoned_error` as its last error."""
+
+    @abstractmethod
+    def delete_thread_jobs(self, thread_id: str) -> int:
+        """Delete the jobs of ``thread_id`` that are not running; how many."""
+
+    @abstractmethod
+    def hand_back_jobs(self, owner: str, now: datetime) -> int:
+        """Queue again the running jobs of ``owner``, which is closing."""
 
     @abstractmethod
     def retry_job(self, job_id: str, now: datetime) -> bool:

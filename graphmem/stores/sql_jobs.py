@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.core.validation import format_time, parse_time
-from graphmem.stores.job_base import JobStore, StoredJob
+from graphmem.stores.job_base import JobStore, StoredJob, abandoned_error
 
 __all__ = ["SqlJobs"]
 
@@ -133,10 +133,21 @@ class SqlJobs(JobStore):
     def running_job_owners(self) -> list[str]:
         return [str(r[0]) for r in self._run("running-job-owners").fetchall() if r[0] is not None]
 
-    def release_jobs(self, owner: str | None, now: datetime) -> int:
+    def release_jobs(self, owner: str | None, now: datetime, abandon_limit: int) -> int:
+        binds = {
+            "now": format_time(now),
+            "abandon_limit": abandon_limit,
+            "abandoned_error": abandoned_error(abandon_limit),
+        }
         if owner is None:
-            return int(self._run("release-expired-jobs", now=format_time(now)).rowcount)
-        return int(self._run("release-owner-jobs", owner=owner, now=format_time(now)).rowcount)
+            return int(self._run("release-expired-jobs", **binds).rowcount)
+        return int(self._run("release-owner-jobs", owner=owner, **binds).rowcount)
+
+    def hand_back_jobs(self, owner: str, now: datetime) -> int:
+        return int(self._run("hand-back-jobs", owner=owner, now=format_time(now)).rowcount)
 
     def retry_job(self, job_id: str, now: datetime) -> bool:
         return bool(self._run("retry-job", job_id=job_id, now=format_time(now)).rowcount == 1)
+
+    def delete_thread_jobs(self, thread_id: str) -> int:
+        return int(self._run("delete-thread-jobs", thread_id=thread_id).rowcount)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.errors import ConflictError
-from graphmem.stores.job_base import JobStore, StoredJob
+from graphmem.stores.job_base import JobStore, StoredJob, abandoned_error
 
 __all__ = ["MemoryJobs"]
 
@@ -116,7 +116,7 @@ class MemoryJobs(JobStore):
     def running_job_owners(self) -> list[str]:
         return sorted({j.owner for j in self._jobs.values() if j.status == "running" and j.owner})
 
-    def release_jobs(self, owner: str | None, now: datetime) -> int:
+    def release_jobs(self, owner: str | None, now: datetime, abandon_limit: int) -> int:
         released = [
             j
             for j in self._jobs.values()
@@ -128,16 +128,40 @@ class MemoryJobs(JobStore):
             )
         ]
         for job in released:
+            gave_up = job.attempts - job.failures >= abandon_limit
+            self._jobs[job.job_id] = replace(
+                job,
+                status="failed" if gave_up else "queued",
+                last_error=abandoned_error(abandon_limit) if gave_up else job.last_error,
+                owner=None,
+                lease_until=None,
+                updated_at=now,
+            )
+        return len(released)
+
+    def delete_thread_jobs(self, thread_id: str) -> int:
+        gone = [
+            j.job_id
+            for j in self._jobs.values()
+            if j.thread_id == thread_id and j.status != "running"
+        ]
+        for job_id in gone:
+            del self._jobs[job_id]
+        return len(gone)
+
+    def hand_back_jobs(self, owner: str, now: datetime) -> int:
+        held = [j for j in self._jobs.values() if j.status == "running" and j.owner == owner]
+        for job in held:
             self._jobs[job.job_id] = replace(
                 job, status="queued", owner=None, lease_until=None, updated_at=now
             )
-        return len(released)
+        return len(held)
 
     def retry_job(self, job_id: str, now: datetime) -> bool:
         job = self._jobs.get(job_id)
         if job is None or job.status != "failed":
             return False
         self._jobs[job_id] = replace(
-            job, status="queued", failures=0, not_before=now, updated_at=now
+            job, status="queued", attempts=0, failures=0, not_before=now, updated_at=now
         )
         return True

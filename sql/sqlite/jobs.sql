@@ -61,21 +61,43 @@ WHERE job_id = :job_id AND status = 'running' AND owner = :owner;
 -- The owners holding running jobs (to find the ones whose process died).
 SELECT DISTINCT owner FROM graphmem_job WHERE status = 'running';
 
--- name: release-owner-jobs
--- Queue again the running jobs of an owner that is gone.
+-- name: hand-back-jobs
+-- An owner that is closing gives its running jobs back to the queue; the attempt
+-- is not held against the job.
 UPDATE graphmem_job
 SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
 WHERE status = 'running' AND owner = :owner;
 
--- name: release-expired-jobs
--- Queue again the running jobs whose lease ran out.
+-- name: release-owner-jobs
+-- Queue again the running jobs of an owner that is gone. A job whose claims
+-- exceed its failed attempts by :abandon_limit (its process stopped that many
+-- times while running it) is failed instead, so a job that kills its process is
+-- not run forever.
 UPDATE graphmem_job
-SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
+SET status = CASE WHEN attempts - failures >= :abandon_limit THEN 'failed' ELSE 'queued' END,
+    last_error = CASE WHEN attempts - failures >= :abandon_limit
+                      THEN :abandoned_error ELSE last_error END,
+    owner = NULL, lease_until = NULL, updated_at = :now
+WHERE status = 'running' AND owner = :owner;
+
+-- name: release-expired-jobs
+-- Queue again the running jobs whose lease ran out (failed at :abandon_limit, as
+-- release-owner-jobs).
+UPDATE graphmem_job
+SET status = CASE WHEN attempts - failures >= :abandon_limit THEN 'failed' ELSE 'queued' END,
+    last_error = CASE WHEN attempts - failures >= :abandon_limit
+                      THEN :abandoned_error ELSE last_error END,
+    owner = NULL, lease_until = NULL, updated_at = :now
 WHERE status = 'running' AND lease_until < :now;
 
 -- name: retry-job
--- A failed job, queued again with its failures forgotten.
+-- A failed job, queued again with its attempts and failures forgotten.
 UPDATE graphmem_job
-SET status = 'queued', failures = 0, not_before = :now, updated_at = :now
+SET status = 'queued', attempts = 0, failures = 0, not_before = :now, updated_at = :now
 WHERE job_id = :job_id AND status = 'failed';
 
+
+-- name: delete-thread-jobs
+-- The jobs of a thread being deleted, except running ones (their owner finds the
+-- thread gone and finishes them with nothing written).
+DELETE FROM graphmem_job WHERE thread_id = :thread_id AND status <> 'running';

@@ -208,6 +208,76 @@ def test_jobs_left_behind_run_on_open_without_being_asked(
         ]
 
 
+@pytest.mark.parametrize("owner_kind", ["dead-process", "expired-lease"])
+def test_jobs_abandoned_too_often_fail_instead_of_running_forever(
+    server: ModelServer, monkeypatch: pytest.MonkeyPatch, owner_kind: str
+) -> None:
+    monkeypatch.setattr(job_module, "ABANDON_LIMIT", 3)
+    host = job_module._HOST if owner_kind == "dead-process" else "other-host"
+    lease = 600.0 if owner_kind == "dead-process" else -1.0
+    owner = f"{host}:{_dead_pid()}:crashy"
+    with memory(server, extraction_workers=0) as mem:
+        job_id = _stuck_job(mem, owner, lease)
+        store = mem._store
+        for claims in (1, 2, 3):
+            assert mem.get_job(job_id).attempts == claims
+            assert mem._jobs.recover(force=True) == 1
+            job = mem.get_job(job_id)
+            if claims < 3:  # left by its process: queued again, no failure recorded
+                assert (job.status, job.failures, job.last_error) == ("queued", 0, None)
+                now = utc_now()
+                with store.transaction():
+                    store.claim_job(owner, now, now + timedelta(seconds=lease), None)
+        assert (job.status, job.attempts, job.failures) == ("failed", 3, 0)
+        assert job.last_error is not None and "abandoned" in job.last_error
+        assert "3 times" in job.last_error
+        assert mem.run_jobs() == 0  # nothing runs it again on its own
+        with pytest.raises(ExtractionError, match="abandoned"):
+            mem.get_thread("t").wait_for_memory_extraction(timeout=5)
+        server.add_rule(EXTRACT_MARK, reply(records(("fact", "The user likes tea."))))
+        assert mem.retry_job(job_id).attempts == 0  # queued again as new
+        assert mem.run_jobs() == 1
+        assert (mem.get_job(job_id).status, mem.get_job(job_id).attempts) == ("done", 1)
+
+
+def test_jobs_handed_back_on_close_are_not_counted_as_abandoned(server: ModelServer) -> None:
+    with memory(server, extraction_workers=0) as mem:
+        owner = mem._jobs.owner
+        job_id = _stuck_job(mem, owner, 600.0)
+        for _ in range(job_module.ABANDON_LIMIT + 2):
+            now = utc_now()
+            with mem._store.transaction():
+                assert mem._store.hand_back_jobs(owner, now) == 1
+                mem._store.claim_job(owner, now, now + timedelta(seconds=600), None)
+        with mem._store.transaction():
+            mem._store.hand_back_jobs(owner, utc_now())
+        job = mem.get_job(job_id)
+        assert (job.status, job.attempts, job.last_error) == (
+            "queued",
+            job_module.ABANDON_LIMIT + 3,
+            None,
+        )
+
+
+def test_delete_thread_deletes_its_jobs_but_a_running_one_finishes_empty(
+    server: ModelServer,
+) -> None:
+    with memory(server, extraction_workers=0) as mem:
+        running = _stuck_job(mem, "other-host:1:live", 600.0)
+        thread = mem.get_thread("t")
+        queued = thread.schedule_extraction(config={"memory_link_extraction_mode": "DISABLED"})
+        other = mem.create_thread("other", user_id="u", enable_context_summary=False)
+        other.add_messages([{"role": "user", "content": "I like coffee."}])
+        kept = other.schedule_extraction(config={"memory_link_extraction_mode": "DISABLED"})
+        mem.delete_thread("t")
+        assert [j.job_id for j in mem.list_jobs(limit=100)] == sorted(
+            [running, kept], key=lambda j: (mem.get_job(j).created_at, j)
+        )
+        with pytest.raises(NotFoundError):
+            mem.get_job(queued)
+        assert mem.list_jobs(thread_id="t") == [mem.get_job(running)]
+
+
 def test_jobs_of_a_live_owner_elsewhere_are_left_alone(server: ModelServer) -> None:
     with memory(server, extraction_workers=0) as mem:
         job_id = _stuck_job(mem, "other-host:1:live", 600.0)

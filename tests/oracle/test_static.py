@@ -574,8 +574,10 @@ def _exercise_jobs(store: OracleStore) -> None:
         assert store.finish_job("j", "o", {"record_ids": []}, now)
         assert store.fail_job("j", "o", status="queued", error="e", not_before=now, now=now)
         assert store.running_job_owners() == ["o"]
-        assert store.release_jobs("o", now) == 1
-        assert store.release_jobs(None, now) == 1
+        assert store.release_jobs("o", now, 10) == 1
+        assert store.release_jobs(None, now, 10) == 1
+        assert store.hand_back_jobs("o", now) == 1
+        assert store.delete_thread_jobs("t") == 1
         assert store.retry_job("j", now)
 
 
