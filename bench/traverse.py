@@ -424,7 +424,7 @@ def profile_store(store: SqliteStore, roots: Sequence[str], cap: int | None) -> 
     calls = best.pop("calls")
     plan: list[str] = []
     for sql, binds in calls:
-        if names.get(sql) in ("expand-level", "expand-level-uncapped"):
+        if names.get(sql) in ("expand-level", "expand-level-uncapped", "expand-level-keep"):
             rows = real.execute("EXPLAIN QUERY PLAN " + sql, binds).fetchall()
             plan = [f"{r[0]}|{r[1]}|{r[3]}" for r in rows]
             break

@@ -146,15 +146,18 @@ class SqlTraversal:
     ) -> None:
         """Trim and close the roots whose level reached their remaining quota."""
         full: list[dict[str, Any]] = []
+        trims: list[dict[str, Any]] = []
         for root_no, count in sorted(reached, key=lambda r: int(r[0])):
             left = quota.get(root_no, cap)
             if int(count) >= left:
                 if int(count) > left:
-                    self._run("trim-level-root", root_no=root_no, keep=left)
+                    trims.append({"root_no": root_no, "keep": left})
                 full.append({"root_no": root_no})
                 quota[root_no] = 0
             else:
                 quota[root_no] = left - int(count)
+        if trims:
+            self._run_many("trim-level-root", trims)
         if full:
             self._run_many("close-traversal-root", full)
 
