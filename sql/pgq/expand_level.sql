@@ -1,8 +1,12 @@
 -- One level of the linked-context tree (docs/semantics.md section 3), as SQL/PGQ.
 --
--- Oracle runs this text natively; the embedded store runs it lowered to plain
--- SQL by graphmem.pgq (so do Oracle sessions that reject SQL/PGQ). The store
--- runs it for depth 1..num_hops after loading the roots into graphmem_reached
+-- Oracle runs expand-level and expand-level-uncapped, natively or lowered to
+-- plain SQL by graphmem.pgq (for sessions that reject SQL/PGQ). The embedded
+-- store runs bound-level and select-level-candidates (below), lowered, and keeps
+-- the candidates with an upsert (expand-level-keep, sql/sqlite/traverse.sql):
+-- SQLite cannot drive the adjacency key with the row-value IN of expand-level and
+-- re-ran its bounded subquery for every row it selected. Each store runs its
+-- level for depth 1..num_hops after loading the roots into graphmem_reached
 -- (depth 0) and graphmem_roots, and the metadata filter into graphmem_filter;
 -- see traverse.sql of each dialect for the statements around it.
 -- Used by graphmem.stores.sqlite.SqliteStore and graphmem.stores.oracle.OracleStore.
