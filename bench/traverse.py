@@ -20,7 +20,7 @@ unlimited, the tree is timed on
 Every query's rows ``(root, order, node, parent, relation_id, depth)`` must be
 identical on all methods that finish; the run stops with an error otherwise.
 ``--profile`` also times each statement of the store's level-by-level expansion
-(5 hops) and prints the query plan of ``expand-level``.
+(5 hops) and prints the query plan of the level statement (``expand-level-keep``).
 
     python -m bench.traverse --sizes 10000:30000,100000:300000,1000000:3000000 \
         --repeat 3 --repeat-unlimited 1 --root-sets 3
@@ -399,7 +399,7 @@ class _TimedCursor:
 
 
 def profile_store(store: SqliteStore, roots: Sequence[str], cap: int | None) -> dict[str, Any]:
-    """Time each statement the store runs for one query (best of 3), and plan expand-level."""
+    """Time each statement the store runs for one query (best of 3), and plan its level."""
     names = {stmt.sql: name for name, stmt in store._sql.items()}
     names.update({stmt.sql: name for name, stmt in store._pgq.items()})  # the level statements
     filters = SearchFilters(now=NOW)
@@ -424,7 +424,7 @@ def profile_store(store: SqliteStore, roots: Sequence[str], cap: int | None) -> 
     calls = best.pop("calls")
     plan: list[str] = []
     for sql, binds in calls:
-        if names.get(sql) in ("expand-level", "expand-level-uncapped"):
+        if names.get(sql) in ("expand-level", "expand-level-uncapped", "expand-level-keep"):
             rows = real.execute("EXPLAIN QUERY PLAN " + sql, binds).fetchall()
             plan = [f"{r[0]}|{r[1]}|{r[3]}" for r in rows]
             break

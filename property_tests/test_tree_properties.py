@@ -105,3 +105,23 @@ def test_tree_cap_keeps_a_prefix_of_the_uncapped_ranking(
         assert len(kept) == min(cap, len(ranked))
         assert all(kept[n].parent in kept or kept[n].parent == small.id for n in kept)
         assert max((r.depth for r in kept.values()), default=0) <= num_hops
+
+
+@given(
+    spec=graphs(min_memories=3, max_memories=7, max_links=40, max_tick=1),
+    args=search_args(),
+    num_hops=st.integers(1, 4),
+    cap=st.integers(1, 4),
+    later=days_later,
+)
+def test_tree_store_equals_model_on_dense_graphs(
+    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int, later: int
+) -> None:
+    """Few memories, many links (parallel ones of other types), two link times and
+    small caps: most frontier nodes have more links than their root's remaining
+    quota, so the store reads them only up to its bound (bound-level) and keeps the
+    earliest parent link among tied and parallel candidates (expand-level-keep);
+    expired and filtered memories are neither reached nor stepping stones."""
+    test_tree_store_equals_model.hypothesis.inner_test(  # type: ignore[attr-defined]
+        spec=spec, args=args, num_hops=num_hops, cap=cap, later=later
+    )

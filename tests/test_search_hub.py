@@ -60,7 +60,8 @@ def _conn(memory: GraphMemory) -> sqlite3.Connection:
 
 @pytest.fixture
 def level_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, int]]]:
-    """Rows each expand-level wrote per root, recorded for every GraphMemory store."""
+    """Nodes each level kept per root before the trim (expand-level-keep), recorded for
+    every GraphMemory store."""
     from graphmem.stores.sqlite import SqliteStore
 
     seen: list[dict[str, int]] = []
@@ -68,11 +69,9 @@ def level_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, int
 
     def spy(self: SqliteStore, name: str, **binds: Any) -> Any:
         cursor = run(self, name, **binds)
-        if name == "expand-level":
+        if name == "expand-level-keep":
             rows = self._conn.execute(
-                "SELECT root_no, COUNT(*) FROM temp.graphmem_reached WHERE depth = ? "
-                "GROUP BY root_no",
-                (binds["depth"],),
+                "SELECT root_no, COUNT(*) FROM temp.graphmem_level GROUP BY root_no"
             ).fetchall()
             seen.append(dict(rows))
         return cursor
@@ -96,7 +95,7 @@ def test_search_hub_level_writes_at_most_cap_per_root(
 
 
 def _expand_steps(memory: GraphMemory, **search: Any) -> int:
-    """SQLite VM steps spent in expand-level statements during one search."""
+    """SQLite VM steps spent in the level statements during one search."""
     conn = _conn(memory)
     steps = [0]
     counting = [False]
@@ -110,7 +109,7 @@ def _expand_steps(memory: GraphMemory, **search: Any) -> int:
     run = store._run
 
     def timed(name: str, **binds: Any) -> Any:
-        counting[0] = name == "expand-level"
+        counting[0] = name in ("bound-level", "expand-level-keep")
         try:
             return run(name, **binds)
         finally:

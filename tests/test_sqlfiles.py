@@ -215,7 +215,10 @@ def _workload(store: GraphMemory) -> None:
     store.update_record_link(link, relation_type="refines", metadata={"m": 1})
     store.list_record_links()
     store.list_record_links("b", "supports")
-    for hops, cap in ((0, 100), (1, 1), (3, None), (5, 2)):
+    # b's second level (d through c, e through a) exceeds its last place: trim-level-root
+    store.add_memory("end tea", memory_id="e", user_id="u")
+    store.link_records("e", "memory", "a", "memory", "supports")
+    for hops, cap in ((0, 100), (1, 1), (3, None), (5, 2), (2, 3)):
         store.search("tea", user_id="u", num_hops=hops, max_linked_results=cap)
     store.search("tea", metadata_filter={"k": "v"}, record_types=["memory"], num_hops=2)
     store.search("tea", include_invalid_results=True, num_hops=2, max_linked_results=0)
@@ -347,7 +350,7 @@ def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: lis
 def test_every_sqlite_statement_called_with_prefix(tmp_path: Path, calls: list[str]) -> None:
     with GraphMemory(tmp_path / "w.db", memory_store_id="Other_Store") as store:
         _workload(store)
-        assert [m.id for m in store.list_memories()] == ["a", "b", "c"]
+        assert [m.id for m in store.list_memories()] == ["a", "b", "c", "e"]
     _job_workload(tmp_path / "w.db", "Other_Store")
     _search_without_vector_cache(tmp_path / "w.db", "Other_Store")
     assert set(load_statements("sqlite")) - set(calls) == set()

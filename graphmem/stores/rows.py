@@ -37,25 +37,60 @@ def _json(value: Any) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
+_RELATION_FIELDS = tuple(RecordRelation.model_fields)
+_RELATION_FIELD_SET = frozenset(_RELATION_FIELDS)
+_set_attr = object.__setattr__
+_RELATION_PLAIN = (
+    _RELATION_FIELDS
+    == (
+        "id",
+        "source_record_id",
+        "source_record_type",
+        "target_record_id",
+        "target_record_type",
+        "relation_type",
+        "opposite_relation_type",
+        "timestamp",
+        "metadata",
+        "created_at",
+    )
+    and not RecordRelation.__pydantic_post_init__
+    and RecordRelation.model_config.get("extra") != "allow"
+    and all(
+        f.alias is None and f.validation_alias is None for f in RecordRelation.model_fields.values()
+    )
+)
+"""RecordRelation has exactly these fields, no aliases, no extra, no post-init: the
+fields can be set as ``model_construct`` sets them, without its per-field loop."""
+
+
 def relation_from_row(row: Sequence[Any]) -> RecordRelation:
     """Columns: relation_id, source id and type, target id and type, relation type,
     opposite, timestamp, metadata, created_at."""
     created_at = _time(row[9])
     assert created_at is not None
+    values = {
+        "id": row[0],
+        "source_record_id": row[1],
+        "source_record_type": row[2],
+        "target_record_id": row[3],
+        "target_record_type": row[4],
+        "relation_type": row[5],
+        "opposite_relation_type": row[6],
+        "timestamp": _time(row[7]),
+        "metadata": _json(row[8]),
+        "created_at": created_at,
+    }
     # Rows come from the store's own constraint-checked tables: skip re-validation
     # (this runs once per linked memory of every search).
-    return RecordRelation.model_construct(
-        id=row[0],
-        source_record_id=row[1],
-        source_record_type=row[2],
-        target_record_id=row[3],
-        target_record_type=row[4],
-        relation_type=row[5],
-        opposite_relation_type=row[6],
-        timestamp=_time(row[7]),
-        metadata=_json(row[8]),
-        created_at=created_at,
-    )
+    if not _RELATION_PLAIN:
+        return RecordRelation.model_construct(**values)
+    relation = RecordRelation.__new__(RecordRelation)
+    _set_attr(relation, "__dict__", values)
+    _set_attr(relation, "__pydantic_fields_set__", set(_RELATION_FIELD_SET))
+    _set_attr(relation, "__pydantic_extra__", None)
+    _set_attr(relation, "__pydantic_private__", None)
+    return relation
 
 
 def memory_from_row(

@@ -19,6 +19,10 @@ __all__ = ["SqlTraversal"]
 class SqlTraversal:
     """Mixed into :class:`graphmem.stores.sql_store.SqlStore`: ``expand``."""
 
+    _level_upsert = False
+    """Grow the trees with ``bound-level`` and ``expand-level-keep`` (an upsert into
+    a level table, SQLite) instead of ``expand-level`` (window sorts, Oracle)."""
+
     @abstractmethod
     def _run(self, name: str, **binds: Any) -> Any: ...
 
@@ -53,7 +57,10 @@ class SqlTraversal:
             return iter(())
         with self.transaction(write=False):
             binds = self._use_filter(filters)
-            self._grow_trees(root_ids, binds, num_hops, max_linked_results)
+            if self._level_upsert:
+                self._grow_levels(root_ids, binds, num_hops, max_linked_results)
+            else:
+                self._grow_trees(root_ids, binds, num_hops, max_linked_results)
             rows = self._run("select-linked-context").fetchall()
             nodes = self._run("select-linked-nodes").fetchall()
             links = self._run("select-linked-links").fetchall()
@@ -99,6 +106,61 @@ class SqlTraversal:
             if open_roots == 0:
                 return
 
+    def _grow_levels(
+        self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
+    ) -> None:
+        """Fill the work tables one level per ``expand-level-keep`` (see traverse.sql).
+
+        Each root has a quota (``cap`` minus the nodes it holds). With a cap,
+        ``bound-level`` first limits each frontier node with many links to the
+        links up to its ``quota``-th new neighbour, so a hub costs O(quota), not its
+        degree. The level's candidates are kept by an upsert (the earliest parent
+        link per root and node); a root over its quota keeps the first ones in rank
+        order and closes. The loop ends when every root is full or a level reaches
+        nothing.
+        """
+        for name in ("reset-traversal-reached", "reset-traversal-roots", "reset-traversal-level"):
+            self._run(name)
+        roots = [{"root_id": r} for r in root_ids]
+        self._run_many("insert-traversal-root", roots)
+        self._run_many("open-traversal-root", roots)
+        quota: dict[int, int] = {}
+        for depth in range(1, num_hops + 1):
+            if cap is not None:
+                # a root absent from quota has reached nothing yet: its quota is cap
+                most = cap if len(quota) < len(roots) else max(quota.values())
+                self._run("bound-level", depth=depth, quota=most, **binds)
+            self._run("expand-level-keep", depth=depth, **binds)
+            reached = self._run("count-level-nodes").fetchall()
+            if not reached:
+                return
+            if cap is not None:
+                self._fill_quotas(quota, reached, cap)
+            self._run("move-level", depth=depth)
+            self._run("reset-traversal-level")
+            if cap is not None and len(quota) >= len(roots) and not any(quota.values()):
+                return
+
+    def _fill_quotas(
+        self, quota: dict[int, int], reached: Sequence[Sequence[Any]], cap: int
+    ) -> None:
+        """Trim and close the roots whose level reached their remaining quota."""
+        full: list[dict[str, Any]] = []
+        trims: list[dict[str, Any]] = []
+        for root_no, count in sorted(reached, key=lambda r: int(r[0])):
+            left = quota.get(root_no, cap)
+            if int(count) >= left:
+                if int(count) > left:
+                    trims.append({"root_no": root_no, "keep": left})
+                full.append({"root_no": root_no})
+                quota[root_no] = 0
+            else:
+                quota[root_no] = left - int(count)
+        if trims:
+            self._run_many("trim-level-root", trims)
+        if full:
+            self._run_many("close-traversal-root", full)
+
 
 def _linked_nodes(
     rows: Sequence[Sequence[Any]],
@@ -116,7 +178,7 @@ def _linked_nodes(
         r[0]: relation_from_row((r[0], r[1], types[r[1]], r[2], types[r[2]], *r[3:])) for r in links
     }
     entries: dict[tuple[Any, ...], TreeEntry] = {}
-    for root_no, node_no, parent_no, depth, created_at, relation_id in rows:
+    for root_no, node_no, parent_no, depth, created_at, relation_id in _by_root_id(rows, ids):
         key = (node_no, relation_id, depth)
         entry = entries.get(key)
         if entry is None:
@@ -128,3 +190,12 @@ def _linked_nodes(
                 depth=int(depth),
             )
         yield LinkedNode(root_id=ids[root_no], entry=entry, relation=relations[relation_id])
+
+
+def _by_root_id(rows: Sequence[Sequence[Any]], ids: dict[int, str]) -> list[Sequence[Any]]:
+    """The tree rows with the roots in the order of their ids, each root's rows in
+    the order given (rank order): the statement orders roots by number."""
+    trees: dict[int, list[Sequence[Any]]] = {}
+    for row in rows:
+        trees.setdefault(int(row[0]), []).append(row)
+    return [row for root in sorted(trees, key=ids.__getitem__) for row in trees[root]]

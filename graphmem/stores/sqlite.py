@@ -23,7 +23,13 @@ from graphmem.core.fusion import drop_common_terms
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, SchemaError
 from graphmem.models import SchemaPolicy
-from graphmem.sqlfiles import load_pgq_statement, load_script, load_statements
+from graphmem.sqlfiles import (
+    Statement,
+    bind_names,
+    load_pgq_statement,
+    load_script,
+    load_statements,
+)
 from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
@@ -51,6 +57,14 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
+def _keep_level(wrapper: Statement, prefix: str) -> Statement:
+    """``expand-level-keep`` (traverse.sql) with the lowered SQL/PGQ candidates of
+    ``select-level-candidates`` in place of its ``level_candidates`` placeholder."""
+    candidates = load_pgq_statement("select-level-candidates", prefix, "sqlite")
+    sql = wrapper.sql.replace("level_candidates", f"({candidates.sql})", 1)
+    return Statement(wrapper.name, sql, wrapper.doc, bind_names(sql), candidates.source)
+
+
 class SqliteStore(SqlStore):
     """A graphmem store in one SQLite database file (or ``:memory:``).
 
@@ -64,6 +78,7 @@ class SqliteStore(SqlStore):
     """
 
     dialect = "sqlite"
+    _level_upsert = True
 
     def __init__(
         self,
@@ -76,8 +91,10 @@ class SqliteStore(SqlStore):
         # The traversal level is SQL/PGQ text shared with Oracle, run here lowered.
         self._pgq = {
             name: load_pgq_statement(name, prefix, "sqlite")
-            for name in ("expand-level", "expand-level-uncapped")
+            for name in ("expand-level", "expand-level-uncapped", "bound-level")
         }
+        # expand-level-keep: run as assembled here, never as written in traverse.sql.
+        self._pgq["expand-level-keep"] = _keep_level(self._sql["expand-level-keep"], prefix)
         self._prefix = prefix
         self._vectors = VectorCache() if vector_cache else None
         self._term_counts: tuple[object, int, dict[str, int]] = (None, 0, {})
@@ -206,7 +223,7 @@ class SqliteStore(SqlStore):
             raise BackendError(f"SQLite failed: {exc} ({code}) in {sql[:60]!r}") from exc
 
     def _run(self, name: str, **binds: Any) -> sqlite3.Cursor:
-        stmt = self._sql[name] if name in self._sql else self._pgq[name]
+        stmt = self._pgq[name] if name in self._pgq else self._sql[name]
         stmt.check_binds(binds)
         return self._execute(stmt.sql, binds)
 

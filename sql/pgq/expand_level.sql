@@ -1,8 +1,12 @@
 -- One level of the linked-context tree (docs/semantics.md section 3), as SQL/PGQ.
 --
--- Oracle runs this text natively; the embedded store runs it lowered to plain
--- SQL by graphmem.pgq (so do Oracle sessions that reject SQL/PGQ). The store
--- runs it for depth 1..num_hops after loading the roots into graphmem_reached
+-- Oracle runs expand-level and expand-level-uncapped, natively or lowered to
+-- plain SQL by graphmem.pgq (for sessions that reject SQL/PGQ). The embedded
+-- store runs bound-level and select-level-candidates (below), lowered, and keeps
+-- the candidates with an upsert (expand-level-keep, sql/sqlite/traverse.sql):
+-- SQLite cannot drive the adjacency key with the row-value IN of expand-level and
+-- re-ran its bounded subquery for every row it selected. Each store runs its
+-- level for depth 1..num_hops after loading the roots into graphmem_reached
 -- (depth 0) and graphmem_roots, and the metadata filter into graphmem_filter;
 -- see traverse.sql of each dialect for the statements around it.
 -- Used by graphmem.stores.sqlite.SqliteStore and graphmem.stores.oracle.OracleStore.
@@ -129,3 +133,126 @@ FROM (
                   AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
 ) c
 WHERE c.pick = 1;
+
+-- name: bound-level
+-- The embedded store's capped level, first statement: for each frontier node
+-- (reached at :depth - 1 by an open root) with at least :quota links, the link of
+-- its :quota-th new neighbour in link order, counted as expand-level counts them
+-- (passing the filters, not reached before by that root, each neighbour once by
+-- its earliest link). select-level-candidates reads that node's links only up to
+-- this one; a later link has :quota new nodes ranked before it (the argument of
+-- expand-level above). :quota is the largest remaining quota of the open roots
+-- (reading more than a root needs is harmless). A node with fewer links, or fewer
+-- such neighbours, keeps no bound (NULL): all its links are read. Two scalar
+-- subqueries instead of one row value: both dialects accept this form.
+UPDATE graphmem_reached
+SET bound_created_at = (
+        SELECT g.link_created_at
+        FROM GRAPH_TABLE (graphmem_graph
+            MATCH (p IS node) -[e IS adjacent]-> (n IS node)
+            WHERE (:user_id IS NULL OR n.user_id = :user_id)
+              AND (:agent_id IS NULL OR n.agent_id = :agent_id)
+              AND (:thread_id IS NULL OR n.thread_id = :thread_id)
+              AND INSTR(:record_types, '"' || n.record_type || '"') > 0
+              AND (n.expires_at IS NULL OR n.expires_at > :now)
+            COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
+                     n.record_id AS node_id, e.relation_id AS relation_id,
+                     e.created_at AS link_created_at)
+        ) g
+        WHERE g.parent_no = graphmem_reached.node_no
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_reached r
+                WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_adjacency y
+                WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
+                  AND (y.created_at < g.link_created_at
+                       OR (y.created_at = g.link_created_at
+                           AND y.relation_id < g.relation_id)))
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_filter mf
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = g.node_id
+                      AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
+        ORDER BY g.link_created_at, g.relation_id
+        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY),
+    bound_relation_id = (
+        SELECT g.relation_id
+        FROM GRAPH_TABLE (graphmem_graph
+            MATCH (p IS node) -[e IS adjacent]-> (n IS node)
+            WHERE (:user_id IS NULL OR n.user_id = :user_id)
+              AND (:agent_id IS NULL OR n.agent_id = :agent_id)
+              AND (:thread_id IS NULL OR n.thread_id = :thread_id)
+              AND INSTR(:record_types, '"' || n.record_type || '"') > 0
+              AND (n.expires_at IS NULL OR n.expires_at > :now)
+            COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
+                     n.record_id AS node_id, e.relation_id AS relation_id,
+                     e.created_at AS link_created_at)
+        ) g
+        WHERE g.parent_no = graphmem_reached.node_no
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_reached r
+                WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_adjacency y
+                WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
+                  AND (y.created_at < g.link_created_at
+                       OR (y.created_at = g.link_created_at
+                           AND y.relation_id < g.relation_id)))
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_filter mf
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = g.node_id
+                      AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
+        ORDER BY g.link_created_at, g.relation_id
+        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY)
+WHERE depth = :depth - 1
+  AND root_no IN (SELECT o.root_no FROM graphmem_roots o WHERE o.open = 1)
+  AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency d
+        WHERE d.node_no = graphmem_reached.node_no
+        ORDER BY d.created_at, d.relation_id
+        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY);
+
+-- name: select-level-candidates
+-- The embedded store's level (capped or not): every candidate parent link of
+-- the level, i.e. each link from a node reached at :depth - 1 by an open root to
+-- a neighbour passing the search filters and not reached before by that root,
+-- read up to the frontier node's bound (bound-level; NULL: no bound, and always
+-- so without a cap). A neighbour appears once per candidate link; the store's
+-- wrapper (expand-level-keep, sql/sqlite/traverse.sql) keeps the minimum (link
+-- created_at, relation_id) per root and neighbour with an upsert, so no window
+-- sort is needed and the result does not depend on the order rows arrive in.
+-- The bound is one row-value comparison on the adjacency key, so that SQLite
+-- reads exactly that key range (a hub whose links share one created_at would
+-- otherwise be read whole); no bound is ('~', '~'), above every stored time ('~'
+-- sorts after the digits of the time text). Row-value inequalities are SQLite's
+-- (Oracle compares row values only for equality): this statement and
+-- bound-level serve the embedded store, Oracle runs expand-level.
+SELECT f.root_no, g.node_no, g.parent_no, g.relation_id, g.link_created_at
+FROM graphmem_reached f
+JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
+JOIN GRAPH_TABLE (graphmem_graph
+    MATCH (p IS node) -[e IS adjacent]-> (n IS node)
+    WHERE (:user_id IS NULL OR n.user_id = :user_id)
+      AND (:agent_id IS NULL OR n.agent_id = :agent_id)
+      AND (:thread_id IS NULL OR n.thread_id = :thread_id)
+      AND INSTR(:record_types, '"' || n.record_type || '"') > 0
+      AND (n.expires_at IS NULL OR n.expires_at > :now)
+    COLUMNS (p.node_no AS parent_no, n.node_no AS node_no, n.record_id AS node_id,
+             e.relation_id AS relation_id, e.created_at AS link_created_at)
+) g ON g.parent_no = f.node_no
+   AND (g.link_created_at, g.relation_id)
+       <= (COALESCE(f.bound_created_at, '~'), COALESCE(f.bound_relation_id, '~'))
+WHERE f.depth = :depth - 1
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_reached r
+        WHERE r.root_no = f.root_no AND r.node_no = g.node_no)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter mf
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = g.node_id
+              AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value));

@@ -16,6 +16,21 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
     parent_no       INTEGER,
     relation_id     TEXT,
     link_created_at TEXT,
+    -- A frontier node with many links reads them only up to this one (bound-level).
+    bound_created_at  TEXT,
+    bound_relation_id TEXT,
+    PRIMARY KEY (root_no, node_no)
+) WITHOUT ROWID;
+
+-- The nodes of the level being expanded: expand-level-keep writes each node's
+-- best parent link here (an upsert keeping the minimum), the store trims the roots
+-- over their quota and moves the level into graphmem_reached (move-level).
+CREATE TEMP TABLE IF NOT EXISTS graphmem_level (
+    root_no         INTEGER NOT NULL,
+    node_no         INTEGER NOT NULL,
+    parent_no       INTEGER NOT NULL,
+    relation_id     TEXT NOT NULL,
+    link_created_at TEXT NOT NULL,
     PRIMARY KEY (root_no, node_no)
 ) WITHOUT ROWID;
 

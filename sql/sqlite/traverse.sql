@@ -1,13 +1,14 @@
 -- Linked context: the shortest-path tree of docs/semantics.md section 3, level by level (SQLite).
 --
 -- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal-*,
--- insert-traversal-root for every direct result, then expand-level
--- (sql/pgq/expand_level.sql; expand-level-uncapped
--- when max_linked_results is None, the SQL/PGQ text lowered by graphmem.pgq) for depth
--- 1..num_hops, each followed by count-level (stopping early once every root
--- holds max_linked_results nodes or a level reaches nothing) and
--- trim-traversal-root and close-traversal-root for roots that are full, then
--- select-linked-context.
+-- insert-traversal-root and open-traversal-root for every direct result, then for
+-- depth 1..num_hops: bound-level (only with max_linked_results; sql/pgq/
+-- expand_level.sql), expand-level-keep (the candidates of select-level-candidates,
+-- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert), count-level-nodes,
+-- trim-level-root and close-traversal-root for roots that reach their cap,
+-- move-level and reset-traversal-level; it stops once every root holds
+-- max_linked_results nodes or a level reaches nothing. Then select-linked-context,
+-- select-linked-nodes and select-linked-links read the trees back.
 -- Each level expands only the nodes first reached at the previous level and
 -- anti-joins those already reached, so the cost follows the part of the graph
 -- reached; no path is ever enumerated.
@@ -36,35 +37,66 @@ SELECT n.node_no, 1 FROM graphmem_node n WHERE n.record_id = :root_id;
 -- A root that holds max_linked_results nodes stops expanding.
 UPDATE temp.graphmem_roots SET open = 0 WHERE root_no = :root_no;
 
--- name: count-level
--- How many nodes each root reached at :depth (roots with none are absent).
-SELECT root_no, COUNT(*) FROM temp.graphmem_reached WHERE depth = :depth GROUP BY root_no;
+-- name: reset-traversal-level
+-- Empty the level table (after move-level, and before a search).
+DELETE FROM temp.graphmem_level;
 
--- name: trim-traversal-root
--- A root that reached max_linked_results nodes at :depth keeps only the first
--- :keep of that level in rank order (link created_at, relation_id; two nodes of
--- one root's level never share a parent link, so record_id never decides);
--- the others can never be shown.
-DELETE FROM temp.graphmem_reached
-WHERE root_no = :root_no AND depth = :depth
+-- name: expand-level-keep
+-- One level of the tree: the candidates of select-level-candidates
+-- (sql/pgq/expand_level.sql, lowered by graphmem.pgq), which the store puts in
+-- place of level_candidates below (a placeholder, never a table), each kept as
+-- its root's node unless the node already holds an earlier parent link: an
+-- upsert keeping the minimum (link created_at, relation_id), whatever the order
+-- the candidates arrive in. The parent is then the node's earliest link from the
+-- frontier; two links with the same key are one link, so the parent id never
+-- decides. WHERE true: SQLite needs it before ON CONFLICT after a SELECT with
+-- joins. Oracle's MERGE cannot update one row twice in a statement, so Oracle
+-- keeps expand-level (ROW_NUMBER) instead.
+INSERT INTO temp.graphmem_level (root_no, node_no, parent_no, relation_id, link_created_at)
+SELECT c.root_no, c.node_no, c.parent_no, c.relation_id, c.link_created_at
+FROM level_candidates c
+WHERE true
+ON CONFLICT (root_no, node_no) DO UPDATE
+SET parent_no = excluded.parent_no, relation_id = excluded.relation_id,
+    link_created_at = excluded.link_created_at
+WHERE (excluded.link_created_at, excluded.relation_id)
+      < (graphmem_level.link_created_at, graphmem_level.relation_id);
+
+-- name: count-level-nodes
+-- How many nodes each root reached in the level (roots with none are absent).
+SELECT root_no, COUNT(*) FROM temp.graphmem_level GROUP BY root_no;
+
+-- name: trim-level-root
+-- A root that reached more than its remaining quota in the level keeps only the
+-- first :keep in rank order (link created_at, relation_id; two nodes of one
+-- root's level never share a parent link, so record_id never decides); the
+-- others can never be shown.
+DELETE FROM temp.graphmem_level
+WHERE root_no = :root_no
   AND node_no NOT IN (
-        SELECT t.node_no FROM temp.graphmem_reached t
-        WHERE t.root_no = :root_no AND t.depth = :depth
+        SELECT t.node_no FROM temp.graphmem_level t
+        WHERE t.root_no = :root_no
         ORDER BY t.link_created_at, t.relation_id
         LIMIT :keep);
 
+-- name: move-level
+-- The kept nodes of the level join the tree at :depth (and become the frontier).
+INSERT INTO temp.graphmem_reached (root_no, node_no, depth, parent_no, relation_id, link_created_at)
+SELECT l.root_no, l.node_no, :depth, l.parent_no, l.relation_id, l.link_created_at
+FROM temp.graphmem_level l;
+
 -- name: select-linked-context
--- The kept tree of every root (trim-traversal-root has cut it to
--- max_linked_results), in rank order: root id, depth, link created_at,
--- relation_id (two nodes of one root's level never share a parent link, so
--- record_id never decides). Nodes are numbers here: select-linked-nodes gives
--- their ids, select-linked-links the link rows, each once however many trees
--- share it.
+-- The kept tree of every root (cut to max_linked_results), in rank order per
+-- root: depth, link created_at, relation_id (two nodes of one root's level never
+-- share a parent link, so record_id never decides). Nodes are numbers here: the
+-- store orders the roots by id itself (a join with graphmem_node to sort by
+-- record_id let the planner walk the whole node index), select-linked-nodes
+-- gives the ids, select-linked-links the link rows, each once however many
+-- trees share it.
 SELECT k.root_no, k.node_no, k.parent_no, k.depth, k.link_created_at, k.relation_id
 FROM temp.graphmem_reached k
-JOIN graphmem_node r ON r.node_no = k.root_no
 WHERE k.depth > 0
-ORDER BY r.record_id, k.depth, k.link_created_at, k.relation_id;
+ORDER BY k.root_no, k.depth, k.link_created_at, k.relation_id;
 
 -- name: select-linked-nodes
 -- The id and type of every node of the kept trees, roots included.

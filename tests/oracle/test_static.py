@@ -230,8 +230,18 @@ def test_statement_names_match_sqlite() -> None:
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
     # Oracle Text applies its own stoplist; SQLite has two more keyword statements
     # for searches under a user filter, Oracle's optimizer plans that itself.
+    # The traversal level: SQLite keeps each level's candidates with an upsert into a
+    # level table (ON CONFLICT, which Oracle's MERGE cannot do for a row twice), Oracle
+    # runs expand-level with its window sorts and counts and trims the reached table.
     assert not SHARED & set(ORACLE)
-    assert set(ORACLE) - {"select-nearest"} == set(SQLITE) - SHARED - SQLITE_VECTOR_CACHE - {
+    assert set(ORACLE) - {"select-nearest", "count-level", "trim-traversal-root"} == set(
+        SQLITE
+    ) - SHARED - SQLITE_VECTOR_CACHE - {
+        "reset-traversal-level",
+        "expand-level-keep",
+        "count-level-nodes",
+        "trim-level-root",
+        "move-level",
         "select-search-candidates",
         "select-term-counts",
         "count-keyword-documents",
