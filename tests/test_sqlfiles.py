@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +15,7 @@ import pytest
 import sqlglot
 
 from graphmem import GraphMemory, InvalidArgumentError, ModelError, SchemaPolicy
-from graphmem.core.validation import SearchFilters
+from graphmem.core.validation import SearchFilters, utc_now
 from graphmem.sqlfiles import (
     Statement,
     bind_names,
@@ -322,6 +325,14 @@ def _job_workload(path: Path, store_id: str) -> None:
         memory.retry_job(failed.job_id)
         thread.wait_for_memory_extraction(timeout=30)
         assert memory.get_job(failed.job_id).status == "done"
+        # a job left running by an owner that is gone (this pid, no longer open)
+        left = thread.schedule_extraction(config={"memory_link_extraction_mode": "DISABLED"})
+        store, now = memory._store, utc_now()
+        with store.transaction():
+            gone = f"{socket.gethostname()}:{os.getpid()}:gone"
+            assert store.claim_job(gone, now, now + timedelta(seconds=600), None) is not None
+        assert memory._jobs.recover(force=True) == 1
+        assert memory.get_job(left).status == "queued"
 
 
 def _search_without_vector_cache(path: Path, store_id: str) -> None:
