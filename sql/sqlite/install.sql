@@ -634,7 +634,7 @@ END;
 -- empties the table by rewriting its root page, even when it holds nothing.
 DROP TRIGGER IF EXISTS graphmem_adjacency_ai;
 
-CREATE TRIGGER graphmem_adjacency_ai
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
 AFTER INSERT ON graphmem_link
 BEGIN
     DELETE FROM graphmem_adjacency
