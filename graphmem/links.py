@@ -22,8 +22,9 @@ from graphmem.core.validation import (
     check_timestamp,
 )
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
-from graphmem.link_writes import LinkWrites, check_endpoint_type
+from graphmem.link_writes import LinkWrites, check_endpoint_type, link_conflict
 from graphmem.models import RecordRelation
+from graphmem.stores.base import NewLink
 
 __all__ = ["LinkOperations"]
 
@@ -68,13 +69,33 @@ class LinkOperations(LinkWrites):
             timestamp,
             metadata,
         )
-        with self._store.transaction():
-            self._check_endpoints(link.source_id, source_type, link.target_id, target_type)
-            if self._store.get_links([link.relation_id]):
-                raise ConflictError(f"relation_id: {link.relation_id!r} already exists")
-            self._check_no_conflict(link.source_id, link.target_id, link.relation_type)
-            self._store.insert_link(link)
+        # The insert is the conflict check: the store's constraints refuse a taken
+        # relation id, the same link and the reverse orientation; only then are
+        # the stored rows read (after the rollback) to say which.
+        try:
+            with self._store.transaction():
+                self._check_endpoints(link.source_id, source_type, link.target_id, target_type)
+                self._store.insert_link(link)
+        except ConflictError as exc:
+            found = self._explain_link_conflict(link)
+            if found is None:
+                raise
+            raise found from exc
         return link.relation_id
+
+    def _explain_link_conflict(self, link: NewLink) -> ConflictError | None:
+        """Why ``link`` was refused: its id is taken, or it duplicates a stored link."""
+        with self._store.transaction(write=False):
+            if self._store.get_links([link.relation_id]):
+                return ConflictError(f"relation_id: {link.relation_id!r} already exists")
+            existing = self._store.find_link_conflict(
+                link.source_id, link.target_id, link.relation_type, ""
+            )
+        if existing is None:
+            return None
+        return ConflictError(
+            link_conflict("", link.source_id, link.target_id, link.relation_type, existing)
+        )
 
     def add_record_links(self, links: Iterable[Mapping[str, Any]]) -> list[str]:
         """Create many links in one transaction; returns their relation ids in order.
@@ -132,6 +153,41 @@ class LinkOperations(LinkWrites):
         check_id("relation_id", relation_id)
         new_time = check_timestamp("timestamp", timestamp)
         new_metadata = None if metadata is None else check_metadata("metadata", metadata)
+        try:
+            return self._update_link(
+                relation_id, relation_type, opposite_relation_type, new_time, new_metadata
+            )
+        except ConflictError as exc:
+            found = self._explain_update_conflict(
+                relation_id, relation_type, opposite_relation_type
+            )
+            if found is None:
+                raise
+            raise found from exc
+
+    def _explain_update_conflict(
+        self, relation_id: str, relation_type: str | None, opposite_relation_type: str | None
+    ) -> ConflictError | None:
+        """Which stored link the refused new type of ``relation_id`` would duplicate."""
+        with self._store.transaction(write=False):
+            current = self._get_link(relation_id)
+            rtype = current.relation_type
+            if relation_type is not None:
+                rtype = resolve_opposite(relation_type, opposite_relation_type)[0]
+            source, target = current.source_record_id, current.target_record_id
+            existing = self._store.find_link_conflict(source, target, rtype, relation_id)
+        if existing is None:
+            return None
+        return ConflictError(link_conflict("", source, target, rtype, existing))
+
+    def _update_link(
+        self,
+        relation_id: str,
+        relation_type: str | None,
+        opposite_relation_type: str | None,
+        new_time: datetime | None,
+        new_metadata: dict[str, Any] | None,
+    ) -> RecordRelation:
         with self._store.transaction():
             current = self._get_link(relation_id)
             if relation_type is None:
@@ -144,18 +200,19 @@ class LinkOperations(LinkWrites):
                 rtype, opposite = resolve_opposite(rtype, given)
             else:
                 rtype, opposite = resolve_opposite(relation_type, opposite_relation_type)
-            if rtype != current.relation_type:
-                self._check_no_conflict(
-                    current.source_record_id, current.target_record_id, rtype, relation_id
-                )
-            self._store.update_link(
-                relation_id,
-                rtype,
-                opposite,
-                current.timestamp if new_time is None else new_time,
-                current.metadata if new_metadata is None else new_metadata,
+            changed = current.model_copy(
+                update={
+                    "relation_type": rtype,
+                    "opposite_relation_type": opposite,
+                    "timestamp": current.timestamp if new_time is None else new_time,
+                    "metadata": current.metadata if new_metadata is None else new_metadata,
+                }
             )
-            return self._get_link(relation_id)
+            self._store.update_link(
+                relation_id, rtype, opposite, changed.timestamp, changed.metadata
+            )
+        # The row as written: the triggers change memories' status, never a link.
+        return changed
 
     def delete_record_link(
         self,

@@ -333,7 +333,7 @@ def test_schema_v4_store_is_upgraded_to_hold_extraction_jobs(tmp_path: Path) -> 
     conn = sqlite3.connect(old)
     try:
         version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        assert conn.execute(version).fetchone() == ("5",)
+        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,)
         assert conn.execute("SELECT COUNT(*) FROM graphmem_job").fetchone() == (0,)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     finally:

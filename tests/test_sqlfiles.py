@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import sqlglot
 
-from graphmem import GraphMemory, InvalidArgumentError, ModelError, SchemaPolicy
+from graphmem import ConflictError, GraphMemory, InvalidArgumentError, ModelError, SchemaPolicy
 from graphmem.core.validation import SearchFilters, utc_now
 from graphmem.sqlfiles import (
     Statement,
@@ -209,6 +209,8 @@ def _workload(store: GraphMemory) -> None:
     link = store.link_records("b", "memory", "a", "memory", "supersedes")
     store.link_records("c", "fact", "b", "memory", "supports")
     store.link_records("d", "memory", "c", "fact", "contradicts")
+    with pytest.raises(ConflictError, match="already exists"):  # named after the refusal
+        store.link_records("a", "memory", "b", "memory", "supersedes")
     store.get_memory("a")
     store.get_record_link(link)
     store.list_memories(user_id="u", record_types=["memory", "fact"], metadata_filter={"k": "v"})

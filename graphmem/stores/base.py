@@ -170,7 +170,8 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
     # links
     @abstractmethod
     def insert_link(self, link: NewLink) -> None:
-        """Insert; raises ConflictError when the relation id exists."""
+        """Insert; raises ConflictError when the relation id exists or the link would
+        duplicate a stored one (the same triple, or the same type reversed)."""
 
     def insert_memories(self, memories: Sequence[NewMemory]) -> None:
         """Insert many memories in one transaction (stores override with batch DML)."""
@@ -207,7 +208,8 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
         timestamp: datetime | None,
         metadata: dict[str, Any],
     ) -> None:
-        """Overwrite the mutable fields of a link."""
+        """Overwrite the mutable fields of a link; ``ConflictError`` when the new type
+        would duplicate another link (the same triple, or the type reversed)."""
 
     @abstractmethod
     def delete_link(self, relation_id: str) -> bool:

@@ -347,6 +347,11 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads, Me
         metadata: dict[str, Any],
     ) -> None:
         with self.transaction():
+            link = self.model.links.get(relation_id)
+            if link is not None and self.model.link_conflict(
+                link.source, link.target, relation_type, exclude=relation_id
+            ):
+                raise _conflict(f"a {relation_type!r} link joins these memories")
             self.model.update_link(relation_id, relation_type, opposite_relation_type)
             self._link_extra[relation_id] = _LinkExtra(timestamp, metadata)
 

@@ -380,10 +380,10 @@ WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory_fts f WHERE f.rowid = t.doc_id);
 -- change to them, whoever makes it: these triggers append a memory's id
 -- whenever a memory row is inserted (REPLACE included), deleted, or has one of
 -- those columns changed (status too, which the link triggers above write), and
--- the copy re-reads the ids logged since it last looked. AUTOINCREMENT keeps the
--- sequence numbers rising even when old entries are deleted; every 1024th entry
+-- the copy re-reads the ids logged since it last looked. Every 1024th entry
 -- trims the log to its last 65536 entries (a copy that is further behind than
--- that reloads every embedding).
+-- that reloads every embedding). Version 6 (below) rebuilds this table without
+-- AUTOINCREMENT and keeps its numbers rising another way.
 CREATE TABLE IF NOT EXISTS graphmem_vector_log (
     seq       INTEGER PRIMARY KEY AUTOINCREMENT,
     record_id TEXT NOT NULL
@@ -410,13 +410,6 @@ CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_ad
 AFTER DELETE ON graphmem_memory
 BEGIN
     INSERT INTO graphmem_vector_log (record_id) VALUES (OLD.record_id);
-END;
-
-CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_trim
-AFTER INSERT ON graphmem_vector_log
-WHEN NEW.seq % 1024 = 0
-BEGIN
-    DELETE FROM graphmem_vector_log WHERE seq <= NEW.seq - 65536;
 END;
 
 -- The ids of the memories passing the search filters, read from this index
@@ -531,35 +524,7 @@ BEGIN
            AND l.relation_type = NEW.relation_type);
 END;
 
--- Both rows of the new link, after dropping those of the noted links that are gone
--- (in this order: a replaced link may share an end and a key with the new one).
-CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
-AFTER INSERT ON graphmem_link
-BEGIN
-    DELETE FROM graphmem_adjacency
-    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
-                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
-      AND EXISTS (
-        SELECT 1 FROM graphmem_adjacency_recheck d
-        WHERE d.relation_id = graphmem_adjacency.relation_id
-          AND d.created_at = graphmem_adjacency.created_at
-          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_link l
-                JOIN graphmem_node s ON s.record_id = l.source_id
-                JOIN graphmem_node t ON t.record_id = l.target_id
-                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
-                  AND s.node_no = d.source_no AND t.node_no = d.target_no));
-    DELETE FROM graphmem_adjacency_recheck;
-    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
-    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no
-    FROM graphmem_node s, graphmem_node t
-    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id
-    UNION ALL
-    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no
-    FROM graphmem_node s, graphmem_node t
-    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
-END;
+-- graphmem_adjacency_ai, which writes both rows of a new link: version 6 below.
 
 CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ad
 AFTER DELETE ON graphmem_link
@@ -614,8 +579,93 @@ WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
 -- End of schema version 5, traversal adjacency.
 -- ---------------------------------------------------------------------------
 
+-- ---------------------------------------------------------------------------
+-- Schema version 6, cheaper link writes: each write transaction appends every
+-- b-tree page it changes to the WAL, so two pages that every link write changed
+-- for nothing are gone.
+--
+-- (a) The vector log loses AUTOINCREMENT, which rewrote the sqlite_sequence page
+-- in every transaction that logged a memory (every lifecycle link change). A
+-- plain INTEGER PRIMARY KEY numbers a new entry one past the largest left, so
+-- the numbers keep rising as long as the newest entry stays: the trim never
+-- deletes it, and graphmem_vector_log_newest_bd refuses any other delete of it.
+-- The rebuild keeps every entry and its number; when AUTOINCREMENT had counted
+-- past the largest entry left, an entry with an empty id (which names no
+-- memory, so the copies skip it) holds that number.
+CREATE TEMP TABLE graphmem_vector_log_copy AS
+SELECT seq, record_id FROM graphmem_vector_log;
+
+INSERT INTO temp.graphmem_vector_log_copy (seq, record_id)
+SELECT s.seq, '' FROM sqlite_sequence s
+WHERE s.name = 'graphmem_vector_log'
+  AND s.seq > (SELECT IFNULL(MAX(c.seq), 0) FROM temp.graphmem_vector_log_copy c);
+
+DROP TABLE graphmem_vector_log;
+
+CREATE TABLE graphmem_vector_log (
+    seq       INTEGER PRIMARY KEY,
+    record_id TEXT NOT NULL
+);
+
+INSERT INTO graphmem_vector_log (seq, record_id)
+SELECT seq, record_id FROM temp.graphmem_vector_log_copy ORDER BY seq;
+
+DROP TABLE temp.graphmem_vector_log_copy;
+
+DELETE FROM sqlite_sequence WHERE name = 'graphmem_vector_log';
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_trim
+AFTER INSERT ON graphmem_vector_log
+WHEN NEW.seq % 1024 = 0
+BEGIN
+    DELETE FROM graphmem_vector_log WHERE seq <= NEW.seq - 65536;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_vector_log_newest_bd
+BEFORE DELETE ON graphmem_vector_log
+WHEN OLD.seq >= (SELECT MAX(l.seq) FROM graphmem_vector_log l)
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: the newest vector log entry stays (it numbers the next ones)');
+END;
+
+-- (b) Both adjacency rows of a new link, after dropping those of the noted links
+-- that are gone (in this order: a replaced link may share an end and a key with
+-- the new one). The notes are cleared with a WHERE clause: a DELETE without one
+-- empties the table by rewriting its root page, even when it holds nothing.
+DROP TRIGGER IF EXISTS graphmem_adjacency_ai;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
+AFTER INSERT ON graphmem_link
+BEGIN
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
+                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
+      AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency_recheck d
+        WHERE d.relation_id = graphmem_adjacency.relation_id
+          AND d.created_at = graphmem_adjacency.created_at
+          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_link l
+                JOIN graphmem_node s ON s.record_id = l.source_id
+                JOIN graphmem_node t ON t.record_id = l.target_id
+                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
+                  AND s.node_no = d.source_no AND t.node_no = d.target_no));
+    DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id
+    UNION ALL
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+-- End of schema version 6, cheaper link writes.
+-- ---------------------------------------------------------------------------
+
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '5')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '6')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------

@@ -13,6 +13,7 @@ from graphmem import GraphMemory, HashingEmbedder
 from graphmem.errors import ConflictError
 from graphmem.stores.base import Store
 from graphmem.stores.service_base import StoredApiKey, StoredBlock
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 from graphmem.testing.memory_store import MemoryStore
 
 _V4_DUMP = Path(__file__).parents[1] / "data" / "store_v4.sql"
@@ -40,7 +41,7 @@ def test_v4_store_is_upgraded_to_hold_keys_and_blocks(tmp_path: Path) -> None:
     try:
         assert conn.execute(
             "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        ).fetchone() == ("5",)
+        ).fetchone() == (SCHEMA_VERSION,)
     finally:
         conn.close()
 

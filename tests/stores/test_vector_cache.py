@@ -210,16 +210,20 @@ def test_cache_sees_dba_dml_on_filter_columns(path: Path) -> None:
 
 
 def test_cache_rebuilt_when_log_entries_are_gone(path: Path) -> None:
-    """Entries the copy has not applied were trimmed (here: deleted by hand)."""
+    """Entries the copy has not applied were trimmed (here: deleted by hand, all but
+    the newest, which the log keeps to number the next ones)."""
     with _open(path) as reader:
         assert _ids(reader, "0 0 0 1") == ["a", "b", "c"]
         conn = sqlite3.connect(path)
         with conn:
+            for blob in (_blob(0, 0, 1, 0), _blob(0, 0, 0, 1)):
+                conn.execute(
+                    "UPDATE graphmem_memory SET embedding = ? WHERE record_id = 'c'", (blob,)
+                )
             conn.execute(
-                "UPDATE graphmem_memory SET embedding = ? WHERE record_id = 'c'",
-                (_blob(0, 0, 0, 1),),
+                "DELETE FROM graphmem_vector_log "
+                "WHERE seq < (SELECT MAX(seq) FROM graphmem_vector_log)"
             )
-            conn.execute("DELETE FROM graphmem_vector_log")
             conn.execute(
                 "UPDATE graphmem_memory SET embedding = ? WHERE record_id = 'b'",
                 (_blob(0, 0, 1, 1),),
