@@ -266,12 +266,13 @@ class SqliteStore(SqlStore):
         self._refresh_vectors(cache)
         if not cache.complete:
             return self._keyword_statement(filters), binds
-        docs = cache.doc_ids_of(cache.select(binds, bool(binds["include_invalid"])))
-        return "select-keyword-hits-in-docs", {
-            "text_query": binds["text_query"],
-            "k": binds["k"],
-            "doc_ids": docs,
-        }
+        slots = cache.select(binds, bool(binds["include_invalid"]))
+        keyword = {"text_query": binds["text_query"], "k": binds["k"]}
+        found = cache.doc_map(slots)
+        if found is None:
+            return "select-keyword-hits-in-docs", {**keyword, "doc_ids": cache.doc_ids_of(slots)}
+        lo, hi, doc_map = found
+        return "select-keyword-hits-in-map", {**keyword, "lo": lo, "hi": hi, "doc_map": doc_map}
 
     def nearest(
         self,

@@ -29,11 +29,18 @@ import numpy.typing as npt
 from graphmem.core.vector import distances_from_dots, row_norms, top_k
 from graphmem.errors import InvalidArgumentError, SchemaError
 
-__all__ = ["VectorCache"]
+__all__ = ["MAP_BYTES_PER_DOC", "MAP_MIN_BYTES", "VectorCache"]
 
 _GROWTH = 1.5
 _CODED = ("record_type", "user_id", "agent_id", "thread_id")
 _FILTER_BINDS = ("user_id", "agent_id", "thread_id", "record_types", "now")
+
+MAP_BYTES_PER_DOC = 1024
+"""A search's keyword doc ids go to SQL as a byte map (:meth:`VectorCache.doc_map`)
+unless it would take more bytes than this per id (the JSON array of
+:meth:`VectorCache.doc_ids_of` takes ~7 per id, but costs more to read)."""
+MAP_MIN_BYTES = 1 << 20
+"""A byte map this small is always used."""
 
 
 Row = tuple[Any, ...]
@@ -287,6 +294,24 @@ class VectorCache:
         one), as a JSON array."""
         docs = self._docs[slots]
         return json.dumps(docs[docs >= 0].tolist())
+
+    def doc_map(self, slots: npt.NDArray[np.int64]) -> tuple[int, int, bytes] | None:
+        """The keyword document numbers of the memories in ``slots`` as ``(lo, hi,
+        map)``: byte ``d - lo`` of ``map`` is 1 when ``d`` is one of them, 0 if not,
+        for every ``d`` in ``lo..hi`` (none: ``(1, 0, b"")``). None when the numbers
+        are so far apart that the map would take more than :data:`MAP_BYTES_PER_DOC`
+        bytes per number (and more than :data:`MAP_MIN_BYTES`): :meth:`doc_ids_of`
+        is smaller then."""
+        docs = self._docs[slots]
+        docs = docs[docs >= 0]
+        if not docs.size:
+            return 1, 0, b""
+        lo, hi = int(docs.min()), int(docs.max())
+        if hi - lo + 1 > max(MAP_BYTES_PER_DOC * docs.size, MAP_MIN_BYTES):
+            return None
+        found = np.zeros(hi - lo + 1, dtype=np.uint8)
+        found[docs - lo] = 1
+        return lo, hi, found.tobytes()
 
     def ids_of(self, slots: npt.NDArray[np.int64]) -> list[str]:
         """The record ids held in ``slots``."""
