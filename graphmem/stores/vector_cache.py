@@ -149,22 +149,30 @@ class VectorCache:
         if not self._slots and width != self.dim:
             self._matrix = np.zeros((self._matrix.shape[0], width), np.float32)
         self._grow(len(rows))
-        slots = np.asarray([self._free.pop() for _ in rows], dtype=np.int64)
-        ids = [r[0] for r in rows]
-        self._matrix[slots] = np.frombuffer(b"".join(r[1] for r in rows), np.float32).reshape(
-            len(rows), width
-        )
-        self._norms[slots] = row_norms(self._matrix[slots])
-        self._slots.update(zip(ids, slots.tolist(), strict=True))
+        taken = self._free[-len(rows) :][::-1]  # as len(rows) pops would take them
+        del self._free[-len(rows) :]
+        slots = np.asarray(taken, dtype=np.int64)
+        ids, blobs, types, status, users, agents, threads, expires, docs = zip(*rows, strict=True)
+        matrix = np.frombuffer(b"".join(blobs), np.float32).reshape(len(rows), width)
+        self._matrix[slots] = matrix
+        self._norms[slots] = row_norms(matrix)
+        self._slots.update(zip(ids, taken, strict=True))
         self._ids[slots] = _objects(ids)
         self._live[slots] = True
-        self._valid[slots] = [r[3] == "valid" for r in rows]
-        self._expires[slots] = _objects([r[7] for r in rows])
-        self._expiring[slots] = [r[7] is not None for r in rows]
-        self._docs[slots] = [-1 if r[8] is None else r[8] for r in rows]
-        for place, column in enumerate(_CODED):
-            values = (r[(2, 4, 5, 6)[place]] for r in rows)
-            self._codes_of[column][slots] = [-1 if v is None else self._code(v) for v in values]
+        self._valid[slots] = [s == "valid" for s in status]
+        self._expires[slots] = _objects(expires)
+        self._expiring[slots] = [e is not None for e in expires]
+        self._docs[slots] = [-1 if d is None else d for d in docs]
+        for column, values in zip(_CODED, (types, users, agents, threads), strict=True):
+            self._codes_of[column][slots] = self._codes_for(values)
+
+    def _codes_for(self, values: Sequence[Any]) -> list[int]:
+        """The code of each of ``values`` (-1 for None), new values coded first."""
+        for value in dict.fromkeys(values):
+            if value is not None:
+                self._code(value)
+        lookup = {**self._codes, None: -1}
+        return list(map(lookup.__getitem__, values))
 
     def _set_columns(self, slot: int, row: Row) -> None:
         record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at, doc = row
