@@ -260,6 +260,8 @@ class SqliteStore(SqlStore):
         # Under a user filter, the in-process copy of the embeddings (kept exact by
         # the vector log, which also sees every new doc_id) names the doc_ids passing
         # the filters faster than the index can; only when it holds every memory.
+        # They go to SQL as a byte map (one byte per doc_id in their range), or as a
+        # JSON array when they are too far apart for that (vector_cache.doc_map).
         cache = self._vectors
         if filters.user_id is None or filters.metadata_filter or cache is None:
             return self._keyword_statement(filters), binds
