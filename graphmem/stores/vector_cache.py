@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -171,8 +172,7 @@ class VectorCache:
         for value in dict.fromkeys(values):
             if value is not None:
                 self._code(value)
-        lookup = {**self._codes, None: -1}
-        return list(map(lookup.__getitem__, values))
+        return list(map(self._codes.get, values, repeat(-1)))  # None is never a key
 
     def _set_columns(self, slot: int, row: Row) -> None:
         record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at, doc = row
