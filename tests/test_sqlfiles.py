@@ -9,6 +9,7 @@ import socket
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from graphmem.sqlfiles import (
     sql_root,
     validate_identifier,
 )
+from graphmem.stores import vector_cache
 from graphmem.stores.sqlite import SqliteStore
 
 SQLITE_DIR = Path(__file__).resolve().parents[1] / "sql" / "sqlite"
@@ -348,11 +350,25 @@ def _search_without_vector_cache(path: Path, store_id: str) -> None:
         store.close()
 
 
+def _search_with_doc_ids_far_apart(path: Path, store_id: str) -> None:
+    store = SqliteStore(path, store_id)
+    try:
+        # doc ids too far apart for a byte map go to SQL as a JSON array
+        with (
+            mock.patch.object(vector_cache, "MAP_BYTES_PER_DOC", 0),
+            mock.patch.object(vector_cache, "MAP_MIN_BYTES", 0),
+        ):
+            store.keyword(SearchFilters(user_id="u"), ["tea"], 3, False)
+    finally:
+        store.close()
+
+
 def test_every_sqlite_statement_called_with_its_binds(tmp_path: Path, calls: list[str]) -> None:
     with GraphMemory(tmp_path / "w.db") as store:
         _workload(store)
     _job_workload(tmp_path / "w.db", "graphmem")
     _search_without_vector_cache(tmp_path / "w.db", "graphmem")
+    _search_with_doc_ids_far_apart(tmp_path / "w.db", "graphmem")
     with GraphMemory(tmp_path / "w.db", schema_policy=SchemaPolicy.REQUIRE_EXISTING) as store:
         store.list_memories()
     # Only a store with another id can have tables of the older layout to look for
@@ -366,6 +382,7 @@ def test_every_sqlite_statement_called_with_prefix(tmp_path: Path, calls: list[s
         assert [m.id for m in store.list_memories()] == ["a", "b", "c", "e"]
     _job_workload(tmp_path / "w.db", "Other_Store")
     _search_without_vector_cache(tmp_path / "w.db", "Other_Store")
+    _search_with_doc_ids_far_apart(tmp_path / "w.db", "Other_Store")
     assert set(load_statements("sqlite")) - set(calls) == set()
 
 

@@ -33,7 +33,12 @@ def row_norms(matrix: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
     >>> row_norms(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32))
     array([5., 0.])
     """
-    return np.asarray(np.linalg.norm(np.asarray(matrix, dtype=np.float64), axis=1), np.float64)
+    # np.linalg.norm(axis=1)'s own arithmetic (the square root of add.reduce over the
+    # squares), bit for bit, with one float64 copy instead of three (measured: the
+    # load of the vector copy, 100k rows, spent most of its time here).
+    squares = np.array(matrix, dtype=np.float64)
+    np.multiply(squares, squares, out=squares)
+    return np.asarray(np.sqrt(np.add.reduce(squares, axis=1)), np.float64)
 
 
 def distances_from_dots(

@@ -277,18 +277,21 @@ class SqliteStore(SqlStore):
         # Under a user filter, the in-process copy of the embeddings (kept exact by
         # the vector log, which also sees every new doc_id) names the doc_ids passing
         # the filters faster than the index can; only when it holds every memory.
+        # They go to SQL as a byte map (one byte per doc_id in their range), or as a
+        # JSON array when they are too far apart for that (vector_cache.doc_map).
         cache = self._vectors
         if filters.user_id is None or filters.metadata_filter or cache is None:
             return self._keyword_statement(filters), binds
         self._refresh_vectors(cache)
         if not cache.complete:
             return self._keyword_statement(filters), binds
-        docs = cache.doc_ids_of(cache.select(binds, bool(binds["include_invalid"])))
-        return "select-keyword-hits-in-docs", {
-            "text_query": binds["text_query"],
-            "k": binds["k"],
-            "doc_ids": docs,
-        }
+        slots = cache.select(binds, bool(binds["include_invalid"]))
+        keyword = {"text_query": binds["text_query"], "k": binds["k"]}
+        found = cache.doc_map(slots)
+        if found is None:
+            return "select-keyword-hits-in-docs", {**keyword, "doc_ids": cache.doc_ids_of(slots)}
+        lo, hi, doc_map = found
+        return "select-keyword-hits-in-map", {**keyword, "lo": lo, "hi": hi, "doc_map": doc_map}
 
     def nearest(
         self,

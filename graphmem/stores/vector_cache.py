@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -29,11 +30,18 @@ import numpy.typing as npt
 from graphmem.core.vector import distances_from_dots, row_norms, top_k
 from graphmem.errors import InvalidArgumentError, SchemaError
 
-__all__ = ["VectorCache"]
+__all__ = ["MAP_BYTES_PER_DOC", "MAP_MIN_BYTES", "VectorCache"]
 
 _GROWTH = 1.5
 _CODED = ("record_type", "user_id", "agent_id", "thread_id")
 _FILTER_BINDS = ("user_id", "agent_id", "thread_id", "record_types", "now")
+
+MAP_BYTES_PER_DOC = 1024
+"""A search's keyword doc ids go to SQL as a byte map (:meth:`VectorCache.doc_map`)
+unless it would take more bytes than this per id (the JSON array of
+:meth:`VectorCache.doc_ids_of` takes ~7 per id, but costs more to read)."""
+MAP_MIN_BYTES = 1 << 20
+"""A byte map this small is always used."""
 
 
 Row = tuple[Any, ...]
@@ -142,22 +150,29 @@ class VectorCache:
         if not self._slots and width != self.dim:
             self._matrix = np.zeros((self._matrix.shape[0], width), np.float32)
         self._grow(len(rows))
-        slots = np.asarray([self._free.pop() for _ in rows], dtype=np.int64)
-        ids = [r[0] for r in rows]
-        self._matrix[slots] = np.frombuffer(b"".join(r[1] for r in rows), np.float32).reshape(
-            len(rows), width
-        )
-        self._norms[slots] = row_norms(self._matrix[slots])
-        self._slots.update(zip(ids, slots.tolist(), strict=True))
+        taken = self._free[-len(rows) :][::-1]  # as len(rows) pops would take them
+        del self._free[-len(rows) :]
+        slots = np.asarray(taken, dtype=np.int64)
+        ids, blobs, types, status, users, agents, threads, expires, docs = zip(*rows, strict=True)
+        matrix = np.frombuffer(b"".join(blobs), np.float32).reshape(len(rows), width)
+        self._matrix[slots] = matrix
+        self._norms[slots] = row_norms(matrix)
+        self._slots.update(zip(ids, taken, strict=True))
         self._ids[slots] = _objects(ids)
         self._live[slots] = True
-        self._valid[slots] = [r[3] == "valid" for r in rows]
-        self._expires[slots] = _objects([r[7] for r in rows])
-        self._expiring[slots] = [r[7] is not None for r in rows]
-        self._docs[slots] = [-1 if r[8] is None else r[8] for r in rows]
-        for place, column in enumerate(_CODED):
-            values = (r[(2, 4, 5, 6)[place]] for r in rows)
-            self._codes_of[column][slots] = [-1 if v is None else self._code(v) for v in values]
+        self._valid[slots] = [s == "valid" for s in status]
+        self._expires[slots] = _objects(expires)
+        self._expiring[slots] = [e is not None for e in expires]
+        self._docs[slots] = [-1 if d is None else d for d in docs]
+        for column, values in zip(_CODED, (types, users, agents, threads), strict=True):
+            self._codes_of[column][slots] = self._codes_for(values)
+
+    def _codes_for(self, values: Sequence[Any]) -> list[int]:
+        """The code of each of ``values`` (-1 for None), new values coded first."""
+        for value in dict.fromkeys(values):
+            if value is not None:
+                self._code(value)
+        return list(map(self._codes.get, values, repeat(-1)))  # None is never a key
 
     def _set_columns(self, slot: int, row: Row) -> None:
         record_id, _, record_type, status, user_id, agent_id, thread_id, expires_at, doc = row
@@ -287,6 +302,24 @@ class VectorCache:
         one), as a JSON array."""
         docs = self._docs[slots]
         return json.dumps(docs[docs >= 0].tolist())
+
+    def doc_map(self, slots: npt.NDArray[np.int64]) -> tuple[int, int, bytes] | None:
+        """The keyword document numbers of the memories in ``slots`` as ``(lo, hi,
+        map)``: byte ``d - lo`` of ``map`` is 1 when ``d`` is one of them, 0 if not,
+        for every ``d`` in ``lo..hi`` (none: ``(1, 0, b"")``). None when the numbers
+        are so far apart that the map would take more than :data:`MAP_BYTES_PER_DOC`
+        bytes per number (and more than :data:`MAP_MIN_BYTES`): :meth:`doc_ids_of`
+        is smaller then."""
+        docs = self._docs[slots]
+        docs = docs[docs >= 0]
+        if not docs.size:
+            return 1, 0, b""
+        lo, hi = int(docs.min()), int(docs.max())
+        if hi - lo + 1 > max(MAP_BYTES_PER_DOC * docs.size, MAP_MIN_BYTES):
+            return None
+        found = np.zeros(hi - lo + 1, dtype=np.uint8)
+        found[docs - lo] = 1
+        return lo, hi, found.tobytes()
 
     def ids_of(self, slots: npt.NDArray[np.int64]) -> list[str]:
         """The record ids held in ``slots``."""

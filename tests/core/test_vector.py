@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from graphmem.core.vector import cosine_distances, top_k
+from graphmem.core.vector import cosine_distances, row_norms, top_k
 
 
 def test_cosine_distances_basic() -> None:
@@ -103,3 +105,22 @@ def test_top_k_float_noise_ties_by_id() -> None:
 def test_top_k_float_noise_equal_distances_returned() -> None:
     (_, first), (_, second) = top_k(["a", "b"], cosine_distances(np.array([3 * V, V]), Q), 2)
     assert first == second
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.integers(0, 40),
+    cols=st.integers(0, 40),
+    seed=st.integers(0, 2**32 - 1),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    scale=st.sampled_from([1e-30, 1e-3, 1.0, 1e3, 1e30]),
+)
+def test_row_norms_equal_numpy_norm_bit_for_bit(
+    rows: int, cols: int, seed: int, dtype: type, scale: float
+) -> None:
+    matrix = (np.random.default_rng(seed).standard_normal((rows, cols)) * scale).astype(dtype)
+    matrix[: rows // 4] = 0.0  # zero vectors too
+    expected = np.linalg.norm(matrix.astype(np.float64), axis=1)
+    before = matrix.copy()
+    assert row_norms(matrix).tobytes() == expected.tobytes()
+    assert np.array_equal(matrix, before)  # the input is left as it was

@@ -228,7 +228,7 @@ def test_statement_names_match_sqlite() -> None:
     # The divergences: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite
     # (over the candidates' embeddings, or over the store's in-process copy of them);
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
-    # Oracle Text applies its own stoplist; SQLite has two more keyword statements
+    # Oracle Text applies its own stoplist; SQLite has three more keyword statements
     # for searches under a user filter, Oracle's optimizer plans that itself.
     # The traversal level: SQLite keeps each level's candidates with an upsert into a
     # level table (ON CONFLICT, which Oracle's MERGE cannot do for a row twice), Oracle
@@ -247,6 +247,7 @@ def test_statement_names_match_sqlite() -> None:
         "count-keyword-documents",
         "select-keyword-hits-scoped",
         "select-keyword-hits-in-docs",
+        "select-keyword-hits-in-map",
         "get-keyword-index-version",
     }
     assert "select-nearest" in ORACLE and set(SQLITE) >= SQLITE_VECTOR_CACHE

@@ -9,6 +9,7 @@ import pytest
 
 from graphmem import GraphMemory
 from graphmem.core.validation import SearchFilters
+from graphmem.stores import vector_cache
 from graphmem.testing.model import ManualClock
 
 WORDS = ["kestrel", "heron", "finch", "wren", "owl", "lark", "crow", "rook", "swift", "tern"]
@@ -123,11 +124,24 @@ def _chosen(store: object, filters: SearchFilters) -> str:
 TERMS = (["kestrel"], ["heron", "owl"], ["wren", "tern", "swift"], ["absent"])
 
 
+def _sparse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every doc id set too sparse for a byte map: the JSON array is used."""
+    monkeypatch.setattr(vector_cache, "MAP_BYTES_PER_DOC", 0)
+    monkeypatch.setattr(vector_cache, "MAP_MIN_BYTES", 0)
+
+
 @pytest.mark.parametrize("given", FILTERS)
 @pytest.mark.parametrize("include_invalid", [False, True])
+@pytest.mark.parametrize("shape", ["in-map", "in-docs"])
 def test_doc_ids_of_the_vector_copy_give_what_the_general_statement_does(
-    tmp_path: Path, given: dict, include_invalid: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    given: dict,
+    include_invalid: bool,
+    shape: str,
 ) -> None:
+    if shape == "in-docs":
+        _sparse(monkeypatch)
     memory = _store(tmp_path)
     memory.link_records("m002", "preference", "m005", "preference", "supersedes")  # m005 invalid
     store = memory._store
@@ -135,11 +149,18 @@ def test_doc_ids_of_the_vector_copy_give_what_the_general_statement_does(
     for terms in TERMS:
         found = store.keyword(filters, terms, 500, include_invalid)
         assert found == _general(store, filters, terms, include_invalid)
-    expected = "select-keyword-hits-scoped" if "metadata_filter" in given else "in-docs"
+    expected = "select-keyword-hits-scoped" if "metadata_filter" in given else shape
+    if given["user_id"] == "nobody":  # no doc ids: the empty map, however sparse
+        expected = "in-map"
     assert _chosen(store, filters).endswith(expected)
 
 
-def test_doc_ids_follow_other_connections_and_memories_without_vectors(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", ["in-map", "in-docs"])
+def test_doc_ids_follow_other_connections_and_memories_without_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    if shape == "in-docs":
+        _sparse(monkeypatch)
     memory = _store(tmp_path)
     store = memory._store
     filters = SearchFilters(now=memory._clock(), user_id="u1")
@@ -150,7 +171,7 @@ def test_doc_ids_follow_other_connections_and_memories_without_vectors(tmp_path:
             assert found == _general(store, filters, terms, False)
         assert _chosen(store, filters) == statement
 
-    check("select-keyword-hits-in-docs")
+    check(f"select-keyword-hits-{shape}")
     conn = sqlite3.connect(tmp_path / "k.db")
     # REPLACE gives m001 a new doc_id; m002 moves to u1; m005 is deleted
     conn.execute(
@@ -161,7 +182,7 @@ def test_doc_ids_follow_other_connections_and_memories_without_vectors(tmp_path:
     conn.execute("UPDATE graphmem_memory SET user_id = 'u1' WHERE record_id = 'm002'")
     conn.execute("DELETE FROM graphmem_memory WHERE record_id = 'm005'")
     conn.commit()
-    check("select-keyword-hits-in-docs")
+    check(f"select-keyword-hits-{shape}")
     # a memory without a vector is absent from the copy: the doc ids come from SQL
     conn.execute(
         "UPDATE graphmem_memory SET embedding = NULL, content = 'osprey' WHERE record_id = 'm009'"
@@ -172,4 +193,4 @@ def test_doc_ids_follow_other_connections_and_memories_without_vectors(tmp_path:
     conn.execute("DELETE FROM graphmem_memory WHERE record_id = 'm009'")
     conn.commit()
     conn.close()
-    check("select-keyword-hits-in-docs")
+    check(f"select-keyword-hits-{shape}")

@@ -16,6 +16,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,7 @@ from graphmem import GraphMemory
 from graphmem.core.fusion import keyword_terms
 from graphmem.core.validation import SearchFilters
 from graphmem.core.vector import cosine_distances, top_k
+from graphmem.stores import vector_cache
 from graphmem.stores.sqlite import SqliteStore
 from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 from graphmem.stores.vector_cache import VectorCache
@@ -274,15 +276,25 @@ _op = st.tuples(
 @given(
     ops=st.lists(_op, min_size=1, max_size=12),
     query=st.lists(st.integers(-2, 2), min_size=DIM, max_size=DIM),
+    sparse=st.booleans(),
 )
 def test_cached_search_equals_file_search(
     tmp_path_factory: pytest.TempPathFactory,
     ops: list[tuple[str, int, list[int]]],
     query: list[int],
+    sparse: bool,
 ) -> None:
     path = tmp_path_factory.mktemp("v") / "r.db"
     text = " ".join(str(q) for q in query)
-    with _open(path) as memory:
+    # sparse: the keyword doc ids go to SQL as a JSON array instead of a byte map
+    per_doc, least = (
+        (0, 0) if sparse else (vector_cache.MAP_BYTES_PER_DOC, vector_cache.MAP_MIN_BYTES)
+    )
+    with (
+        _open(path) as memory,
+        mock.patch.object(vector_cache, "MAP_BYTES_PER_DOC", per_doc),
+        mock.patch.object(vector_cache, "MAP_MIN_BYTES", least),
+    ):
         conn = sqlite3.connect(path)
         for op, n, values in ops:
             rid, content = f"m{n}", " ".join(str(v) for v in values)
@@ -408,3 +420,40 @@ def test_v3_file_upgraded_then_searched_and_kept_exact(tmp_path: Path) -> None:
     ).fetchone()
     conn.close()
     assert version == (SCHEMA_VERSION,)
+
+
+# the keyword doc ids of a selection, as a byte map or a JSON array --------------------
+
+
+def _cache_with_docs(docs: list[int | None]) -> VectorCache:
+    cache = VectorCache()
+    cache.reset(0, len(docs))
+    cache.load(
+        [
+            (f"m{i}", _blob(1, 0, 0, 0), "memory", "valid", "u", None, None, None, doc)
+            for i, doc in enumerate(docs)
+        ]
+    )
+    return cache
+
+
+def test_doc_map_marks_exactly_the_selected_doc_ids() -> None:
+    cache = _cache_with_docs([7, 3, None, 12, 9])
+    everyone = cache.slots_of(["m0", "m1", "m2", "m3", "m4"])
+    lo, hi, found = cache.doc_map(everyone)  # type: ignore[misc]
+    assert (lo, hi) == (3, 12)
+    assert [lo + i for i, byte in enumerate(found) if byte] == [3, 7, 9, 12]
+    assert set(found) == {0, 1} and len(found) == hi - lo + 1
+    assert cache.doc_map(cache.slots_of(["m2"])) == (1, 0, b"")  # no doc id: nothing
+    assert cache.doc_map(cache.slots_of(["m4"])) == (9, 9, b"\x01")
+
+
+def test_doc_map_gives_way_to_the_json_array_when_sparse(monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = _cache_with_docs([5, 5 + 10_000])
+    slots = cache.slots_of(["m0", "m1"])
+    assert cache.doc_map(slots) is not None  # 10,001 bytes: under MAP_MIN_BYTES
+    monkeypatch.setattr(vector_cache, "MAP_MIN_BYTES", 10_000)
+    assert cache.doc_map(slots) is None  # more than 64 bytes per id and than the minimum
+    assert cache.doc_ids_of(slots) == "[5, 10005]"
+    monkeypatch.setattr(vector_cache, "MAP_BYTES_PER_DOC", 5_001)
+    assert cache.doc_map(slots) is not None
