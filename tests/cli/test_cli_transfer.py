@@ -139,14 +139,19 @@ def test_import_interrupted_by_sigint_resumes_to_the_same_state(
     reference = tmp_path / "ref.db"
     assert graphmem("import", str(source), "--db", str(reference)).code == 0
     env = {**os.environ, "GRAPHMEM_DB": str(db)}
-    args = [str(script), "import", str(source), "--batch-size", "200"]
+    args = [str(script), "import", str(source), "--batch-size", "50"]
     proc = subprocess.Popen(
         args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _count(db):
-        time.sleep(0.05)
+        time.sleep(0.01)
+    # Frozen while the interrupt is sent, so that a loaded machine cannot let the
+    # import run to its end between the count and the signal.
+    proc.send_signal(signal.SIGSTOP)
+    assert proc.poll() is None, "the import ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGCONT)
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (proc.returncode, err)
     assert "rerun with --resume" in err and "Traceback" not in err
