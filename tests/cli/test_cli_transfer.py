@@ -141,7 +141,14 @@ def test_import_interrupted_by_sigint_resumes_to_the_same_state(
     env = {**os.environ, "GRAPHMEM_DB": str(db)}
     args = [str(script), "import", str(source), "--batch-size", "50"]
     proc = subprocess.Popen(
-        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        args,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell starts background jobs with SIGINT ignored, and Python keeps an
+        # ignored SIGINT ignored: give the import the default a terminal gives it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _count(db):
