@@ -129,7 +129,7 @@ class SqlTraversal:
         frontier: dict[int, int] = {}
         for depth in range(1, num_hops + 1):
             if cap is not None:
-                self._bound_level(depth, binds, quota, frontier, cap, len(roots))
+                self._bound_level(depth, binds, quota, frontier, cap)
             self._run("expand-level-keep", depth=depth, **binds)
             reached = self._run("count-level-nodes").fetchall()
             if not reached:
@@ -149,7 +149,6 @@ class SqlTraversal:
         quota: dict[int, int],
         frontier: dict[int, int],
         cap: int,
-        roots: int,
     ) -> None:
         """Bound the links read from each frontier node of a capped level.
 
@@ -158,9 +157,11 @@ class SqlTraversal:
         (``probe-level``, ``expand-level-keep``); a root that already has its quota
         then needs no link ranked after its quota-th kept one, over all its
         frontier nodes (``bound-level-root``). ``bound-level`` then bounds the
-        frontier nodes that still have ``quota`` links below that (the hubs).
+        frontier nodes that still have ``quota`` links below that (the hubs). From
+        the second level on, a root absent from ``quota`` reached nothing at the
+        first: it has no frontier.
         """
-        if len(quota) < roots:  # a root that reached nothing yet: its frontier is itself
+        if depth == 1:  # each root's frontier is itself
             self._run("bound-level", depth=depth, quota=cap, **binds)
             return
         open_roots = {r: q for r, q in quota.items() if q > 0}
