@@ -2,8 +2,10 @@
 --
 -- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal-*,
 -- insert-traversal-root and open-traversal-root for every direct result, then for
--- depth 1..num_hops: bound-level (only with max_linked_results; sql/pgq/
--- expand_level.sql), expand-level-keep (the candidates of select-level-candidates,
+-- depth 1..num_hops: with max_linked_results, from depth 2 on and for roots whose
+-- frontier is wide against their quota, a first pass (probe-level,
+-- expand-level-keep, bound-level-root), then bound-level (sql/pgq/
+-- expand_level.sql); expand-level-keep (the candidates of select-level-candidates,
 -- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert), count-level-nodes,
 -- trim-level-root and close-traversal-root for roots that reach their cap,
 -- move-level and reset-traversal-level; it stops once every root holds
