@@ -125,3 +125,23 @@ def test_tree_store_equals_model_on_dense_graphs(
     test_tree_store_equals_model.hypothesis.inner_test(  # type: ignore[attr-defined]
         spec=spec, args=args, num_hops=num_hops, cap=cap, later=later
     )
+
+
+@given(
+    spec=graphs(min_memories=8, max_memories=16, max_links=60, max_tick=5),
+    args=search_args(),
+    num_hops=st.integers(2, 4),
+    cap=st.integers(3, 12),
+    later=days_later,
+)
+def test_tree_store_equals_model_on_wide_frontiers(
+    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int, later: int
+) -> None:
+    """Many links per memory against caps a little larger than a root's first
+    level: a root's frontier is often wide against its remaining quota, so the store
+    first keeps the candidates of each frontier node's first links (probe-level),
+    bounds the root by its quota-th one (bound-level-root) and reads only the links
+    up to that bound; the trees must still be the model's."""
+    test_tree_store_equals_model.hypothesis.inner_test(  # type: ignore[attr-defined]
+        spec=spec, args=args, num_hops=num_hops, cap=cap, later=later
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from graphmem.core.validation import parse_time
@@ -25,7 +25,9 @@ def _time(value: Any) -> datetime | None:
         return None
     if isinstance(value, datetime):
         return value
-    return parse_time(str(value))
+    parsed = datetime.fromisoformat(str(value))
+    # the stored text is UTC: parse_time's conversion would return an equal copy
+    return parsed if parsed.tzinfo is timezone.utc else parse_time(str(value))
 
 
 def _json(value: Any) -> dict[str, Any]:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import fields
 from typing import Any
 
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters
+from graphmem.models import RecordRelation
 from graphmem.stores.rows import relation_from_row
 
 __all__ = ["SqlTraversal"]
@@ -111,13 +113,12 @@ class SqlTraversal:
     ) -> None:
         """Fill the work tables one level per ``expand-level-keep`` (see traverse.sql).
 
-        Each root has a quota (``cap`` minus the nodes it holds). With a cap,
-        ``bound-level`` first limits each frontier node with many links to the
-        links up to its ``quota``-th new neighbour, so a hub costs O(quota), not its
-        degree. The level's candidates are kept by an upsert (the earliest parent
-        link per root and node); a root over its quota keeps the first ones in rank
-        order and closes. The loop ends when every root is full or a level reaches
-        nothing.
+        Each root has a quota (``cap`` minus the nodes it holds). The level's
+        candidates are kept by an upsert (the earliest parent link per root and
+        node); a root over its quota keeps the first ones in rank order and
+        closes. With a cap, :meth:`_bound_level` first limits the links each
+        frontier node is read up to. The loop ends when every root is full or a
+        level reaches nothing.
         """
         for name in ("reset-traversal-reached", "reset-traversal-roots", "reset-traversal-level"):
             self._run(name)
@@ -125,21 +126,57 @@ class SqlTraversal:
         self._run_many("insert-traversal-root", roots)
         self._run_many("open-traversal-root", roots)
         quota: dict[int, int] = {}
+        frontier: dict[int, int] = {}
         for depth in range(1, num_hops + 1):
             if cap is not None:
-                # a root absent from quota has reached nothing yet: its quota is cap
-                most = cap if len(quota) < len(roots) else max(quota.values())
-                self._run("bound-level", depth=depth, quota=most, **binds)
+                self._bound_level(depth, binds, quota, frontier, cap)
             self._run("expand-level-keep", depth=depth, **binds)
             reached = self._run("count-level-nodes").fetchall()
             if not reached:
                 return
             if cap is not None:
                 self._fill_quotas(quota, reached, cap)
+            frontier = {int(r): int(c) for r, c in reached}
             self._run("move-level", depth=depth)
             self._run("reset-traversal-level")
             if cap is not None and len(quota) >= len(roots) and not any(quota.values()):
                 return
+
+    def _bound_level(
+        self,
+        depth: int,
+        binds: dict[str, Any],
+        quota: dict[int, int],
+        frontier: dict[int, int],
+        cap: int,
+    ) -> None:
+        """Bound the links read from each frontier node of a capped level.
+
+        When each open root's frontier is wide against its quota, a first pass
+        keeps the candidates of the first ``probe`` links of every frontier node
+        (``probe-level``, ``expand-level-keep``); a root that already has its quota
+        then needs no link ranked after its quota-th kept one, over all its
+        frontier nodes (``bound-level-root``). ``bound-level`` then bounds the
+        frontier nodes that still have ``quota`` links below that (the hubs). From
+        the second level on, a root absent from ``quota`` reached nothing at the
+        first: it has no frontier.
+        """
+        if depth == 1:  # each root's frontier is itself
+            self._run("bound-level", depth=depth, quota=cap, **binds)
+            return
+        open_roots = {r: q for r, q in quota.items() if q > 0}
+        probes = [
+            {"root_no": r, "probe": _probe_links(q, frontier.get(r, 0)), "depth": depth}
+            for r, q in open_roots.items()
+        ]
+        if any(p["probe"] for p in probes):
+            self._run_many("probe-level", probes)
+            self._run("expand-level-keep", depth=depth, **binds)
+            self._run_many(
+                "bound-level-root",
+                [{"root_no": r, "keep": q, "depth": depth} for r, q in open_roots.items()],
+            )
+        self._run("bound-level", depth=depth, quota=max(quota.values()), **binds)
 
     def _fill_quotas(
         self, quota: dict[int, int], reached: Sequence[Sequence[Any]], cap: int
@@ -162,6 +199,20 @@ class SqlTraversal:
             self._run_many("close-traversal-root", full)
 
 
+PROBE_SHARE = 3
+"""A probing pass reads about this many times a root's quota of links."""
+PROBE_MOST = 8
+"""Probe only when that needs at most this many links per frontier node."""
+
+
+def _probe_links(quota: int, frontier: int) -> int:
+    """Links per frontier node for a root's first pass of a level, 0 for none: enough
+    that the root reads about ``PROBE_SHARE`` times its quota over its frontier (the
+    nodes it reached at the previous level; with none it reaches nothing more)."""
+    need = -(-PROBE_SHARE * quota // frontier) if frontier else 0
+    return need if need <= PROBE_MOST else 0
+
+
 def _linked_nodes(
     rows: Sequence[Sequence[Any]],
     nodes: Sequence[Sequence[Any]],
@@ -182,14 +233,51 @@ def _linked_nodes(
         key = (node_no, relation_id, depth)
         entry = entries.get(key)
         if entry is None:
-            entry = entries[key] = TreeEntry(
-                node=ids[node_no],
-                parent=ids[parent_no],
-                relation_id=relation_id,
-                created_at=created_at,
-                depth=int(depth),
+            entry = entries[key] = _tree_entry(
+                ids[node_no], ids[parent_no], relation_id, created_at, int(depth)
             )
-        yield LinkedNode(root_id=ids[root_no], entry=entry, relation=relations[relation_id])
+        yield _linked_node(ids[root_no], entry, relations[relation_id])
+
+
+_new = object.__new__
+_set_attr = object.__setattr__
+_PLAIN = (
+    tuple(f.name for f in fields(TreeEntry))
+    == ("node", "parent", "relation_id", "created_at", "depth")
+    and tuple(f.name for f in fields(LinkedNode)) == ("root_id", "entry", "relation")
+    and not any(
+        hasattr(c, "__post_init__") or hasattr(c, "__slots__") for c in (TreeEntry, LinkedNode)
+    )
+)
+"""TreeEntry and LinkedNode are plain frozen dataclasses with exactly these fields:
+an instance can be made by setting its ``__dict__`` at once, as their ``__init__``
+would field by field (the traversal makes one per returned row)."""
+
+
+def _tree_entry(node: str, parent: str, relation_id: str, created_at: Any, depth: int) -> TreeEntry:
+    if not _PLAIN:
+        return TreeEntry(node, parent, relation_id, created_at, depth)
+    entry = _new(TreeEntry)
+    _set_attr(
+        entry,
+        "__dict__",
+        {
+            "node": node,
+            "parent": parent,
+            "relation_id": relation_id,
+            "created_at": created_at,
+            "depth": depth,
+        },
+    )
+    return entry
+
+
+def _linked_node(root_id: str, entry: TreeEntry, relation: RecordRelation) -> LinkedNode:
+    if not _PLAIN:
+        return LinkedNode(root_id, entry, relation)
+    node = _new(LinkedNode)
+    _set_attr(node, "__dict__", {"root_id": root_id, "entry": entry, "relation": relation})
+    return node
 
 
 def _by_root_id(rows: Sequence[Sequence[Any]], ids: dict[int, str]) -> list[Sequence[Any]]:

@@ -135,18 +135,20 @@ FROM (
 WHERE c.pick = 1;
 
 -- name: bound-level
--- The embedded store's capped level, first statement: for each frontier node
--- (reached at :depth - 1 by an open root) with at least :quota links, the link of
--- its :quota-th new neighbour in link order, counted as expand-level counts them
--- (passing the filters, not reached before by that root, each neighbour once by
--- its earliest link). select-level-candidates reads that node's links only up to
--- this one; a later link has :quota new nodes ranked before it (the argument of
--- expand-level above). :quota is the largest remaining quota of the open roots
--- (reading more than a root needs is harmless). A node with fewer links, or fewer
--- such neighbours, keeps no bound (NULL): all its links are read. Two scalar
--- subqueries instead of one row value: both dialects accept this form.
+-- The embedded store's capped level, hub guard: for each frontier node (reached
+-- at :depth - 1 by an open root) with at least :quota links up to its current
+-- bound (bound-level-root: its root's bound, or none), the link of its :quota-th
+-- new neighbour in link order up to that bound, counted as expand-level counts
+-- them (passing the filters, not reached before by that root, each neighbour once
+-- by its earliest link). select-level-candidates reads that node's links only up
+-- to this one; a later link has :quota new nodes ranked before it (the argument
+-- of expand-level above). :quota is the largest remaining quota of the open roots
+-- (reading more than a root needs is harmless). A node with fewer links below its
+-- bound, or fewer such neighbours, keeps its bound (COALESCE; NULL: no bound, all
+-- its links are read). Two scalar subqueries instead of one row value, and
+-- row-value inequalities: SQLite's (Oracle runs expand-level).
 UPDATE graphmem_reached
-SET bound_created_at = (
+SET bound_created_at = COALESCE((
         SELECT g.link_created_at
         FROM GRAPH_TABLE (graphmem_graph
             MATCH (p IS node) -[e IS adjacent]-> (n IS node)
@@ -175,9 +177,13 @@ SET bound_created_at = (
                     SELECT 1 FROM graphmem_memory_meta x
                     WHERE x.record_id = g.node_id
                       AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
+          AND (g.link_created_at, g.relation_id)
+              <= (COALESCE(graphmem_reached.bound_created_at, '~'),
+                  COALESCE(graphmem_reached.bound_relation_id, '~'))
         ORDER BY g.link_created_at, g.relation_id
         OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY),
-    bound_relation_id = (
+    bound_created_at),
+    bound_relation_id = COALESCE((
         SELECT g.relation_id
         FROM GRAPH_TABLE (graphmem_graph
             MATCH (p IS node) -[e IS adjacent]-> (n IS node)
@@ -206,13 +212,20 @@ SET bound_created_at = (
                     SELECT 1 FROM graphmem_memory_meta x
                     WHERE x.record_id = g.node_id
                       AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
+          AND (g.link_created_at, g.relation_id)
+              <= (COALESCE(graphmem_reached.bound_created_at, '~'),
+                  COALESCE(graphmem_reached.bound_relation_id, '~'))
         ORDER BY g.link_created_at, g.relation_id
-        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY)
+        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY),
+    bound_relation_id)
 WHERE depth = :depth - 1
   AND root_no IN (SELECT o.root_no FROM graphmem_roots o WHERE o.open = 1)
   AND EXISTS (
         SELECT 1 FROM graphmem_adjacency d
         WHERE d.node_no = graphmem_reached.node_no
+          AND (d.created_at, d.relation_id)
+              <= (COALESCE(graphmem_reached.bound_created_at, '~'),
+                  COALESCE(graphmem_reached.bound_relation_id, '~'))
         ORDER BY d.created_at, d.relation_id
         OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY);
 

@@ -2,8 +2,10 @@
 --
 -- graphmem.stores.sqlite.SqliteStore runs, for one search: reset-traversal-*,
 -- insert-traversal-root and open-traversal-root for every direct result, then for
--- depth 1..num_hops: bound-level (only with max_linked_results; sql/pgq/
--- expand_level.sql), expand-level-keep (the candidates of select-level-candidates,
+-- depth 1..num_hops: with max_linked_results, from depth 2 on and for roots whose
+-- frontier is wide against their quota, a first pass (probe-level,
+-- expand-level-keep, bound-level-root), then bound-level (sql/pgq/
+-- expand_level.sql); expand-level-keep (the candidates of select-level-candidates,
 -- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert), count-level-nodes,
 -- trim-level-root and close-traversal-root for roots that reach their cap,
 -- move-level and reset-traversal-level; it stops once every root holds
@@ -40,6 +42,43 @@ UPDATE temp.graphmem_roots SET open = 0 WHERE root_no = :root_no;
 -- name: reset-traversal-level
 -- Empty the level table (after move-level, and before a search).
 DELETE FROM temp.graphmem_level;
+
+-- name: probe-level
+-- A capped level's first pass reads only the first :probe links of each frontier
+-- node of the root :root_no: the bound of such a node is its :probe-th link in key
+-- order (NULL, no bound, when it has fewer). :probe = 0 leaves the root out of the
+-- first pass (the bound ('', '') is below every link). expand-level-keep then keeps
+-- those candidates, and bound-level-root bounds each root by them (see there).
+UPDATE temp.graphmem_reached
+SET bound_created_at = CASE WHEN :probe = 0 THEN '' ELSE (
+        SELECT d.created_at FROM graphmem_adjacency d
+        WHERE d.node_no = temp.graphmem_reached.node_no
+        ORDER BY d.created_at, d.relation_id
+        LIMIT 1 OFFSET :probe - 1) END,
+    bound_relation_id = CASE WHEN :probe = 0 THEN '' ELSE (
+        SELECT d.relation_id FROM graphmem_adjacency d
+        WHERE d.node_no = temp.graphmem_reached.node_no
+        ORDER BY d.created_at, d.relation_id
+        LIMIT 1 OFFSET :probe - 1) END
+WHERE root_no = :root_no AND depth = :depth - 1;
+
+-- name: bound-level-root
+-- After the first pass of a capped level: a root that already kept at least
+-- :keep (its remaining quota) nodes needs no link ranked after its :keep-th kept
+-- one, over all its frontier nodes: those :keep nodes rank before anything such a
+-- link could reach (a node is ranked by its earliest parent link, and depth leads).
+-- Every frontier node of the root is bounded by that link; a root with fewer gets
+-- no bound (NULL; the subquery finds no row). bound-level then limits the frontier
+-- nodes that still have many links below that bound, and the second pass of
+-- expand-level-keep reads the links up to it.
+UPDATE temp.graphmem_reached
+SET (bound_created_at, bound_relation_id) = (
+        SELECT l.link_created_at, l.relation_id
+        FROM temp.graphmem_level l
+        WHERE l.root_no = :root_no
+        ORDER BY l.link_created_at, l.relation_id
+        LIMIT 1 OFFSET :keep - 1)
+WHERE root_no = :root_no AND depth = :depth - 1;
 
 -- name: expand-level-keep
 -- One level of the tree: the candidates of select-level-candidates

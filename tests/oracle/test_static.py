@@ -232,7 +232,9 @@ def test_statement_names_match_sqlite() -> None:
     # for searches under a user filter, Oracle's optimizer plans that itself.
     # The traversal level: SQLite keeps each level's candidates with an upsert into a
     # level table (ON CONFLICT, which Oracle's MERGE cannot do for a row twice), Oracle
-    # runs expand-level with its window sorts and counts and trims the reached table.
+    # runs expand-level with its window sorts and counts and trims the reached table;
+    # SQLite's capped level may first keep the candidates of each frontier node's first
+    # links and bound each root by them (probe-level, bound-level-root).
     assert not SHARED & set(ORACLE)
     assert set(ORACLE) - {"select-nearest", "count-level", "trim-traversal-root"} == set(
         SQLITE
@@ -242,6 +244,8 @@ def test_statement_names_match_sqlite() -> None:
         "count-level-nodes",
         "trim-level-root",
         "move-level",
+        "probe-level",
+        "bound-level-root",
         "select-search-candidates",
         "select-term-counts",
         "count-keyword-documents",

@@ -1,0 +1,83 @@
+"""The capped level's first pass (probe-level, bound-level-root): when a root's
+frontier is wide against its remaining quota, the store first keeps the candidates
+of each frontier node's first links, bounds the root by its quota-th kept one, and
+reads only the links up to that bound. The trees must stay exactly the reference
+model's, ties and parallel links included, and the bounded pass must really run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graphmem import GraphMemory
+from graphmem.stores.sqlite import SqliteStore
+from graphmem.testing.model import ManualClock, ModelFilters, ReferenceModel
+from graphmem.testing.shape import expected_tree_rows, flatten_result
+from graphmem.testing.strategies import GraphSpec, LinkSpec, MemorySpec, load_graph
+
+
+def _wide_spec() -> GraphSpec:
+    """A root linked to 8 middle nodes, each linked to 6 of 24 leaves (shared), the
+    leaves to each other in a ring; link times in 4 ticks, so ties are common, and a
+    parallel older link of another type on some middle-leaf pairs."""
+    ids = ["root"] + [f"m{i}" for i in range(8)] + [f"l{i:02d}" for i in range(24)]
+    memories = [MemorySpec(i, "memory", f"text of {i}", None, None, None, {}, None) for i in ids]
+    links = [
+        LinkSpec(f"a{i}", "root", f"m{i}", "supports", "is_supported_by", i % 2) for i in range(8)
+    ]
+    for i in range(8):
+        for j in range(6):
+            leaf = f"l{(i * 5 + j * 7) % 24:02d}"
+            ends = (f"m{i}", leaf) if j % 2 else (leaf, f"m{i}")
+            links.append(
+                LinkSpec(
+                    f"b{(i * 13 + j * 5) % 97:02d}{i}{j}",
+                    *ends,
+                    "supports",
+                    "is_supported_by",
+                    (i + j) % 4,
+                )
+            )
+            if (i + j) % 5 == 0:
+                links.append(LinkSpec(f"c{i}{j}", leaf, f"m{i}", "contradicts", "contradicts", 0))
+    links += [
+        LinkSpec(
+            f"d{i:02d}", f"l{i:02d}", f"l{(i + 1) % 24:02d}", "refines", "is_refined_by", i % 3
+        )
+        for i in range(24)
+    ]
+    return GraphSpec(memories, links)
+
+
+@pytest.mark.parametrize("cap", [9, 10, 12, 16, 20])
+@pytest.mark.parametrize("hops", [2, 3])
+def test_probed_levels_equal_the_model(
+    hops: int, cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs: list[str] = []
+    many = SqliteStore._run_many
+
+    def spy(self: SqliteStore, name: str, rows: Any) -> None:
+        runs.append(name)
+        many(self, name, rows)
+
+    monkeypatch.setattr(SqliteStore, "_run_many", spy)
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model: ReferenceModel = load_graph(memory, clock, _wide_spec())
+        results = memory.search(
+            "text of root",
+            max_results=1,
+            num_hops=hops,
+            max_linked_results=cap,
+            include_invalid_results=True,
+        )
+    assert [r.id for r in results] == ["root"]
+    want = expected_tree_rows(
+        model, "root", model.tree("root", ModelFilters(now=clock()), hops, cap)
+    )
+    assert flatten_result(results[0]) == want
+    assert len(want) == cap  # the graph has more than cap nodes within 2 hops
+    # 8 middle nodes against a quota of cap - 8: the second level is probed
+    assert "probe-level" in runs and "bound-level-root" in runs
