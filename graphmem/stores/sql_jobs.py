@@ -134,14 +134,14 @@ class SqlJobs(JobStore):
         return [str(r[0]) for r in self._run("running-job-owners").fetchall() if r[0] is not None]
 
     def release_jobs(self, owner: str | None, now: datetime, abandon_limit: int) -> int:
-        binds = {
-            "now": format_time(now),
-            "abandon_limit": abandon_limit,
-            "abandoned_error": abandoned_error(abandon_limit),
-        }
-        if owner is None:
-            return int(self._run("release-expired-jobs", **binds).rowcount)
-        return int(self._run("release-owner-jobs", owner=owner, **binds).rowcount)
+        released = self._run(
+            "release-jobs",
+            owner=owner,
+            now=format_time(now),
+            abandon_limit=abandon_limit,
+            abandoned_error=abandoned_error(abandon_limit),
+        )
+        return int(released.rowcount)
 
     def hand_back_jobs(self, owner: str, now: datetime) -> int:
         return int(self._run("hand-back-jobs", owner=owner, now=format_time(now)).rowcount)

@@ -68,27 +68,18 @@ UPDATE graphmem_job
 SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
 WHERE status = 'running' AND owner = :owner;
 
--- name: release-owner-jobs
--- Queue again the running jobs of an owner that is gone. A job whose claims
--- exceed its failed attempts by :abandon_limit (its process stopped that many
--- times while running it) is failed instead, so a job that kills its process is
--- not run forever.
+-- name: release-jobs
+-- Queue again the running jobs of :owner, an owner that is gone, or (:owner NULL)
+-- those whose lease ran out. A job whose claims exceed its failed attempts by
+-- :abandon_limit (its process stopped that many times while running it) is
+-- failed instead, so a job that kills its process is not run forever.
 UPDATE graphmem_job
 SET status = CASE WHEN attempts - failures >= :abandon_limit THEN 'failed' ELSE 'queued' END,
     last_error = CASE WHEN attempts - failures >= :abandon_limit
                       THEN :abandoned_error ELSE last_error END,
     owner = NULL, lease_until = NULL, updated_at = :now
-WHERE status = 'running' AND owner = :owner;
-
--- name: release-expired-jobs
--- Queue again the running jobs whose lease ran out (failed at :abandon_limit, as
--- release-owner-jobs).
-UPDATE graphmem_job
-SET status = CASE WHEN attempts - failures >= :abandon_limit THEN 'failed' ELSE 'queued' END,
-    last_error = CASE WHEN attempts - failures >= :abandon_limit
-                      THEN :abandoned_error ELSE last_error END,
-    owner = NULL, lease_until = NULL, updated_at = :now
-WHERE status = 'running' AND lease_until < :now;
+WHERE status = 'running'
+  AND (owner = :owner OR (:owner IS NULL AND lease_until < :now));
 
 -- name: retry-job
 -- A failed job, queued again with its attempts and failures forgotten.
