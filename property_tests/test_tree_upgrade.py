@@ -1,8 +1,9 @@
 """Linked-context trees equal the reference model's on random graphs, on a store
 created at today's schema and on the same graph in a file made at an older schema
 version that opening upgrades: 3 (before the vector log), 4 (before the node
-numbers and the adjacency table the traversal walks since version 5) and 5
-(before the vector log's rebuild and the adjacency trigger of version 6)."""
+numbers and the adjacency table the traversal walks since version 5), 5
+(before the vector log's rebuild and the adjacency trigger of version 6) and 6
+(before the keyword documents numbered by user of version 7)."""
 
 import sqlite3
 import tempfile
@@ -19,7 +20,7 @@ from graphmem.testing.shape import expected_tree_rows, flatten_result
 from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_graph, search_args
 
 _DATA = Path(__file__).parents[1] / "tests" / "data"
-INSTALL = {v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5")}
+INSTALL = {v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5", "6")}
 _TABLES = ("memory", "memory_meta", "link")
 
 

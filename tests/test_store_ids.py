@@ -92,6 +92,7 @@ def test_store_objects_named_with_double_underscore(db_path: Path) -> None:
         "T_GRAPH__node",
         "T_GRAPH__adjacency",
         "T_GRAPH__adjacency_recheck",
+        "T_GRAPH__keyword_user",
     }
 
 

@@ -34,10 +34,10 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_state
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
-SCHEMA_TABLES = 16
+SCHEMA_TABLES = 17
 """Tables that ``count-schema-tables`` finds in a complete schema."""
 
 _LEGACY_TABLES = {

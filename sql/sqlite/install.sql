@@ -664,8 +664,123 @@ END;
 -- End of schema version 6, cheaper link writes.
 -- ---------------------------------------------------------------------------
 
+-- ---------------------------------------------------------------------------
+-- Schema version 7, keyword documents numbered by user: a user's memories hold
+-- one range of doc_ids, so a keyword search under a user filter hands FTS5 that
+-- range (a rowid range: FTS5 seeks each word's postings to its start and stops
+-- at its end) instead of walking every user's hits and testing each one.
+--
+-- graphmem_keyword_user numbers each user_id once (user_no, from 1; memories
+-- without a user_id use 0). Range user_no of doc_ids runs from user_no * 2^32 to
+-- user_no * 2^32 + 2^32 - 1; a new document gets one past the largest in its
+-- range (the first: range start + 1). BM25 is unchanged: FTS5 computes its
+-- statistics over all documents, whatever their numbers.
+CREATE TABLE IF NOT EXISTS graphmem_keyword_user (
+    user_no INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL UNIQUE
+);
+
+INSERT INTO graphmem_keyword_user (user_id)
+SELECT DISTINCT m.user_id FROM graphmem_memory m
+WHERE m.user_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM graphmem_keyword_user u WHERE u.user_id = m.user_id)
+ORDER BY m.user_id;
+
+-- Upgrade: every document outside its user's range (all of a version 6 store's
+-- documents that have a user) moves to the end of it, in doc_id order; the
+-- memories' ids go to the vector log, whose copies re-read the doc_ids. On an
+-- up-to-date store nothing moves.
+CREATE TEMP TABLE graphmem_keyword_move (
+    record_id TEXT PRIMARY KEY,
+    old_doc   INTEGER NOT NULL,
+    new_doc   INTEGER NOT NULL
+);
+
+INSERT INTO temp.graphmem_keyword_move (record_id, old_doc, new_doc)
+SELECT c.record_id, c.doc_id,
+       c.lo + IFNULL((SELECT MAX(x.doc_id) FROM graphmem_memory_text x
+                      WHERE x.doc_id BETWEEN c.lo AND c.lo + 4294967295) - c.lo, 0)
+       + row_number() OVER (PARTITION BY c.lo ORDER BY c.doc_id)
+FROM (SELECT t.record_id, t.doc_id, IFNULL(u.user_no, 0) * 4294967296 AS lo
+      FROM graphmem_memory_text t
+      JOIN graphmem_memory m ON m.record_id = t.record_id
+      LEFT JOIN graphmem_keyword_user u ON u.user_id = m.user_id) c
+WHERE c.doc_id NOT BETWEEN c.lo AND c.lo + 4294967295;
+
+DELETE FROM graphmem_memory_fts
+WHERE rowid IN (SELECT v.old_doc FROM temp.graphmem_keyword_move v);
+
+UPDATE graphmem_memory_text
+SET doc_id = (SELECT v.new_doc FROM temp.graphmem_keyword_move v
+              WHERE v.record_id = graphmem_memory_text.record_id)
+WHERE record_id IN (SELECT v.record_id FROM temp.graphmem_keyword_move v);
+
+INSERT INTO graphmem_memory_fts (rowid, content)
+SELECT v.new_doc, m.content
+FROM temp.graphmem_keyword_move v JOIN graphmem_memory m ON m.record_id = v.record_id
+ORDER BY v.new_doc;
+
+-- Merge the index into one segment after a move (it rewrote most of it).
+INSERT INTO graphmem_memory_fts (graphmem_memory_fts)
+SELECT 'optimize' WHERE EXISTS (SELECT 1 FROM temp.graphmem_keyword_move);
+
+INSERT INTO graphmem_vector_log (record_id)
+SELECT v.record_id FROM temp.graphmem_keyword_move v ORDER BY v.new_doc;
+
+DROP TABLE temp.graphmem_keyword_move;
+
+-- A new memory's document, and a memory whose user_id changes moves to the new
+-- user's range (same steps). A full range refuses the write rather than spill
+-- into the next user's.
+DROP TRIGGER IF EXISTS graphmem_memory_text_ai;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_ai
+AFTER INSERT ON graphmem_memory
+BEGIN
+    DELETE FROM graphmem_memory_fts WHERE rowid IN (
+        SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id);
+    DELETE FROM graphmem_memory_text WHERE record_id = NEW.record_id;
+    INSERT INTO graphmem_keyword_user (user_id)
+    SELECT NEW.user_id WHERE NEW.user_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM graphmem_keyword_user u WHERE u.user_id = NEW.user_id);
+    INSERT INTO graphmem_memory_text (doc_id, record_id)
+    SELECT CASE WHEN b.last < b.lo + 4294967295 THEN b.last + 1
+                ELSE RAISE(ABORT, 'graphmem: this user''s keyword document range is full') END,
+           NEW.record_id
+    FROM (SELECT r.lo, IFNULL((SELECT MAX(x.doc_id) FROM graphmem_memory_text x
+                               WHERE x.doc_id BETWEEN r.lo AND r.lo + 4294967295), r.lo) AS last
+          FROM (SELECT IFNULL((SELECT u.user_no FROM graphmem_keyword_user u
+                               WHERE u.user_id = NEW.user_id), 0) * 4294967296 AS lo) r) b;
+    INSERT INTO graphmem_memory_fts (rowid, content)
+    SELECT t.doc_id, NEW.content FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_user_au
+AFTER UPDATE OF user_id ON graphmem_memory
+WHEN NEW.user_id IS NOT OLD.user_id
+BEGIN
+    DELETE FROM graphmem_memory_fts WHERE rowid IN (
+        SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id);
+    DELETE FROM graphmem_memory_text WHERE record_id = NEW.record_id;
+    INSERT INTO graphmem_keyword_user (user_id)
+    SELECT NEW.user_id WHERE NEW.user_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM graphmem_keyword_user u WHERE u.user_id = NEW.user_id);
+    INSERT INTO graphmem_memory_text (doc_id, record_id)
+    SELECT CASE WHEN b.last < b.lo + 4294967295 THEN b.last + 1
+                ELSE RAISE(ABORT, 'graphmem: this user''s keyword document range is full') END,
+           NEW.record_id
+    FROM (SELECT r.lo, IFNULL((SELECT MAX(x.doc_id) FROM graphmem_memory_text x
+                               WHERE x.doc_id BETWEEN r.lo AND r.lo + 4294967295), r.lo) AS last
+          FROM (SELECT IFNULL((SELECT u.user_no FROM graphmem_keyword_user u
+                               WHERE u.user_id = NEW.user_id), 0) * 4294967296 AS lo) r) b;
+    INSERT INTO graphmem_memory_fts (rowid, content)
+    SELECT t.doc_id, NEW.content FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id;
+END;
+-- End of schema version 7, keyword documents numbered by user.
+-- ---------------------------------------------------------------------------
+
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '6')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '7')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------

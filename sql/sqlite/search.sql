@@ -67,7 +67,8 @@ LIMIT :k;
 
 -- name: select-keyword-hits-scoped
 -- select-keyword-hits for a search with a user_id, shaped for a filter that
--- keeps few memories: the ids of the memories passing the filters come from
+-- keeps few memories: FTS5 reads only the user's range of doc_ids (install.sql,
+-- schema version 7), the ids of the memories passing the filters come from
 -- graphmem_memory_search_ix (a user's rows are one range of it) as doc_ids, the
 -- match tests each hit's doc_id against that set (the unary + keeps FTS5 from
 -- looking the set up one rowid at a time, which is far slower), and BM25 is
@@ -77,6 +78,11 @@ FROM (
     SELECT graphmem_memory_fts.rowid AS doc_id, bm25(graphmem_memory_fts) AS score
     FROM graphmem_memory_fts
     WHERE graphmem_memory_fts MATCH :text_query
+      AND graphmem_memory_fts.rowid BETWEEN
+            (SELECT u.user_no * 4294967296 FROM graphmem_keyword_user u
+             WHERE u.user_id = :user_id)
+        AND (SELECT u.user_no * 4294967296 + 4294967295 FROM graphmem_keyword_user u
+             WHERE u.user_id = :user_id)
       AND +graphmem_memory_fts.rowid IN (
         SELECT d.doc_id
         FROM graphmem_memory m
@@ -173,7 +179,7 @@ ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version';
 
 -- name: count-schema-tables
--- How many of the store's tables exist (a complete schema has all 16). Names compare
+-- How many of the store's tables exist (a complete schema has all 17). Names compare
 -- without regard to case, as SQLite resolves them.
 SELECT COUNT(*) FROM sqlite_master
 WHERE type = 'table'
@@ -183,7 +189,7 @@ WHERE type = 'table'
                               'graphmem_profile', 'graphmem_vector_log',
                               'graphmem_api_key', 'graphmem_memory_block',
                               'graphmem_job', 'graphmem_node', 'graphmem_adjacency',
-                              'graphmem_adjacency_recheck');
+                              'graphmem_adjacency_recheck', 'graphmem_keyword_user');
 
 -- name: count-legacy-tables
 -- How many of a store's tables exist under the names used before schema version 3
