@@ -125,8 +125,10 @@ LIMIT :k;
 -- select-keyword-hits-in-docs with the doc_ids as a byte map: byte d - :lo of
 -- :doc_map (a BLOB; substr counts bytes in a BLOB, from 1) is 1 when doc_id d passes
 -- the filters, for every d from :lo to :hi. Testing a hit is then one byte read
--- instead of a probe of the set json_each builds (measured in bench/hybrid.py);
--- the rowid range also bounds FTS5's scan. Same result as select-keyword-hits.
+-- instead of a probe of the set json_each builds (measured in bench/hybrid.py).
+-- The rowid range bounds FTS5's scan: a user's doc_ids are one range (install.sql,
+-- schema version 7), so FTS5 reads only that user's postings. Same result as
+-- select-keyword-hits.
 SELECT t.record_id, -h.score AS score
 FROM (
     SELECT graphmem_memory_fts.rowid AS doc_id, bm25(graphmem_memory_fts) AS score
