@@ -12,7 +12,7 @@ from sqlglot import exp
 from graphmem.sqlfiles import load_pgq_statement, load_script, parse_statements, sql_root
 
 _TRIGGER = re.compile(
-    r"CREATE TRIGGER IF NOT EXISTS \w+\s+(?:BEFORE|AFTER) .*? ON \w+\s+"
+    r"CREATE TRIGGER IF NOT EXISTS \w+\s+(?:BEFORE|AFTER|INSTEAD OF) .*? ON \w+\s+"
     r"(?:WHEN (?P<when>.*?)\s+)?BEGIN(?P<body>.*?)END",
     re.DOTALL,
 )

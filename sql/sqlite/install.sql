@@ -729,13 +729,16 @@ SELECT v.record_id FROM temp.graphmem_keyword_move v ORDER BY v.new_doc;
 
 DROP TABLE temp.graphmem_keyword_move;
 
--- A new memory's document, and a memory whose user_id changes moves to the new
--- user's range (same steps). A full range refuses the write rather than spill
--- into the next user's.
-DROP TRIGGER IF EXISTS graphmem_memory_text_ai;
+-- Filing a memory's document: inserting (record_id, user_id, content) into the
+-- view graphmem_keyword_filing drops the memory's document, if any, and files
+-- the content under the next number of the user's range. A full range refuses
+-- the write rather than spill into the next user's. A new memory is filed, and
+-- so is a memory whose user_id changes (it moves to the new user's range).
+CREATE VIEW IF NOT EXISTS graphmem_keyword_filing AS
+SELECT record_id, user_id, content FROM graphmem_memory WHERE 0;
 
-CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_ai
-AFTER INSERT ON graphmem_memory
+CREATE TRIGGER IF NOT EXISTS graphmem_keyword_filing_ii
+INSTEAD OF INSERT ON graphmem_keyword_filing
 BEGIN
     DELETE FROM graphmem_memory_fts WHERE rowid IN (
         SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id);
@@ -755,26 +758,21 @@ BEGIN
     SELECT t.doc_id, NEW.content FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id;
 END;
 
+DROP TRIGGER IF EXISTS graphmem_memory_text_ai;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_ai
+AFTER INSERT ON graphmem_memory
+BEGIN
+    INSERT INTO graphmem_keyword_filing (record_id, user_id, content)
+    VALUES (NEW.record_id, NEW.user_id, NEW.content);
+END;
+
 CREATE TRIGGER IF NOT EXISTS graphmem_memory_text_user_au
 AFTER UPDATE OF user_id ON graphmem_memory
 WHEN NEW.user_id IS NOT OLD.user_id
 BEGIN
-    DELETE FROM graphmem_memory_fts WHERE rowid IN (
-        SELECT t.doc_id FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id);
-    DELETE FROM graphmem_memory_text WHERE record_id = NEW.record_id;
-    INSERT INTO graphmem_keyword_user (user_id)
-    SELECT NEW.user_id WHERE NEW.user_id IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM graphmem_keyword_user u WHERE u.user_id = NEW.user_id);
-    INSERT INTO graphmem_memory_text (doc_id, record_id)
-    SELECT CASE WHEN b.last < b.lo + 4294967295 THEN b.last + 1
-                ELSE RAISE(ABORT, 'graphmem: this user''s keyword document range is full') END,
-           NEW.record_id
-    FROM (SELECT r.lo, IFNULL((SELECT MAX(x.doc_id) FROM graphmem_memory_text x
-                               WHERE x.doc_id BETWEEN r.lo AND r.lo + 4294967295), r.lo) AS last
-          FROM (SELECT IFNULL((SELECT u.user_no FROM graphmem_keyword_user u
-                               WHERE u.user_id = NEW.user_id), 0) * 4294967296 AS lo) r) b;
-    INSERT INTO graphmem_memory_fts (rowid, content)
-    SELECT t.doc_id, NEW.content FROM graphmem_memory_text t WHERE t.record_id = NEW.record_id;
+    INSERT INTO graphmem_keyword_filing (record_id, user_id, content)
+    VALUES (NEW.record_id, NEW.user_id, NEW.content);
 END;
 -- End of schema version 7, keyword documents numbered by user.
 -- ---------------------------------------------------------------------------

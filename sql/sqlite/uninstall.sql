@@ -7,6 +7,7 @@ DROP TABLE IF EXISTS graphmem_prompt_version;
 DROP TABLE IF EXISTS graphmem_prompt;
 DROP TABLE IF EXISTS graphmem_memory_fts;
 DROP TABLE IF EXISTS graphmem_memory_text;
+DROP VIEW IF EXISTS graphmem_keyword_filing;
 DROP TABLE IF EXISTS graphmem_keyword_user;
 DROP TABLE IF EXISTS graphmem_adjacency_recheck;
 DROP TABLE IF EXISTS graphmem_adjacency;
