@@ -19,7 +19,7 @@ from graphmem.testing.shape import expected_tree_rows, flatten_result
 from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_graph, search_args
 
 _DATA = Path(__file__).parents[1] / "tests" / "data"
-INSTALL = {v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5")}
+INSTALL = {v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5", "6")}
 _TABLES = ("memory", "memory_meta", "link")
 
 

@@ -34,7 +34,7 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_state
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 SCHEMA_TABLES = 16
