@@ -1,8 +1,9 @@
 """Linked-context trees equal the reference model's on random graphs, on a store
 created at today's schema and on the same graph in a file made at an older schema
 version that opening upgrades: 3 (before the vector log), 4 (before the node
-numbers and the adjacency table the traversal walks since version 5) and 5
-(before the vector log's rebuild and the adjacency trigger of version 6)."""
+numbers and the adjacency table the traversal walks since version 5), 5
+(before the vector log's rebuild and the adjacency trigger of version 6) and 6
+(before the link write triggers of version 7)."""
 
 import sqlite3
 import tempfile
