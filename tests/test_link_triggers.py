@@ -39,11 +39,7 @@ _DELETE = "DELETE FROM graphmem_link WHERE relation_id = ?"
 # Triggers whose work is rare (a relation id or a triple that is already stored, a
 # REPLACE note): their temporary b-trees are behind a WHEN clause that is false for
 # a new link.
-_GUARDED = {
-    "graphmem_link_replace_bi",
-    "graphmem_adjacency_replaced_ai",
-    "graphmem_link_recheck_ai",
-}
+_GUARDED = {"graphmem_link_replace_bi", "graphmem_link_replaced_ai"}
 
 
 def _temp_btree_programs(conn: sqlite3.Connection, sql: str) -> dict[str, int]:

@@ -773,11 +773,11 @@ CREATE INDEX IF NOT EXISTS graphmem_job_thread_ix ON graphmem_job (thread_id, st
 -- are taken only when the relation id is already stored; a link update
 -- recomputes validity only when its target or its lifecycle effect changes; a
 -- status write is checked only when the status changes.
--- (c) The adjacency rows of a new link are written by two point inserts; the
--- rows of REPLACEd links are dropped by a trigger of their own that runs only
--- when a note exists (it writes the new link's rows again after its delete,
--- so the order in which the two triggers fire does not matter). A deleted
--- link's two rows go by two point deletes.
+-- (c) The adjacency rows of a new link are written by two point inserts, and a
+-- deleted link's two rows go by two point deletes. The REPLACE bookkeeping
+-- (notes before an insert, their consumption after it) runs in one trigger on
+-- each side instead of two: each trigger costs its program's set-up on every
+-- insert, whatever its WHEN clause decides.
 DROP TRIGGER IF EXISTS graphmem_link_validity_ai;
 CREATE TRIGGER graphmem_link_validity_ai
 AFTER INSERT ON graphmem_link
@@ -868,15 +868,30 @@ BEGIN
     SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
 END;
 
+-- The REPLACE bookkeeping of versions 2-6 ran in four triggers per insert (two
+-- taking notes, two consuming them), each invoked even when its WHEN clause is
+-- false; version 7 runs it in two, one on each side of the insert.
+DROP TRIGGER IF EXISTS graphmem_adjacency_bi;
 DROP TRIGGER IF EXISTS graphmem_link_replace_bi;
 CREATE TRIGGER graphmem_link_replace_bi
 BEFORE INSERT ON graphmem_link
 WHEN EXISTS (SELECT 1 FROM graphmem_link l WHERE l.relation_id = NEW.relation_id)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type)
 BEGIN
     INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
     SELECT l.target_id FROM graphmem_link l
     WHERE l.relation_id = NEW.relation_id
       AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE l.relation_id = NEW.relation_id
+       OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+           AND l.relation_type = NEW.relation_type);
 END;
 
 DROP TRIGGER IF EXISTS graphmem_adjacency_ai;
@@ -893,10 +908,24 @@ BEGIN
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
 END;
 
-CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_replaced_ai
+-- The noted targets' validity is recomputed, and the adjacency rows of noted
+-- links that are gone or changed are dropped; the new link's rows are written
+-- again after that delete, so the order in which this trigger and
+-- graphmem_adjacency_ai fire does not matter.
+DROP TRIGGER IF EXISTS graphmem_link_recheck_ai;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replaced_ai
 AFTER INSERT ON graphmem_link
 WHEN EXISTS (SELECT 1 FROM graphmem_adjacency_recheck)
+  OR EXISTS (SELECT 1 FROM graphmem_link_recheck)
 BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck WHERE target_id IS NOT NULL;
     DELETE FROM graphmem_adjacency
     WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
                       UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
