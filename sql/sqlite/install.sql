@@ -779,7 +779,7 @@ CREATE INDEX IF NOT EXISTS graphmem_job_thread_ix ON graphmem_job (thread_id, st
 -- each side instead of two: each trigger costs its program's set-up on every
 -- insert, whatever its WHEN clause decides.
 DROP TRIGGER IF EXISTS graphmem_link_validity_ai;
-CREATE TRIGGER graphmem_link_validity_ai
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_ai
 AFTER INSERT ON graphmem_link
 WHEN NEW.relation_type = 'supersedes' OR NEW.relation_type = 'refines'
   OR NEW.relation_type = 'duplicates'
@@ -789,7 +789,7 @@ BEGIN
 END;
 
 DROP TRIGGER IF EXISTS graphmem_link_validity_ad;
-CREATE TRIGGER graphmem_link_validity_ad
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_ad
 AFTER DELETE ON graphmem_link
 WHEN OLD.relation_type = 'supersedes' OR OLD.relation_type = 'refines'
   OR OLD.relation_type = 'duplicates'
@@ -807,7 +807,7 @@ BEGIN
 END;
 
 DROP TRIGGER IF EXISTS graphmem_link_validity_au;
-CREATE TRIGGER graphmem_link_validity_au
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_au
 AFTER UPDATE OF source_id, target_id, relation_type ON graphmem_link
 WHEN OLD.target_id IS NOT NEW.target_id
   OR (OLD.relation_type = 'supersedes' OR OLD.relation_type = 'refines'
@@ -838,7 +838,7 @@ BEGIN
 END;
 
 DROP TRIGGER IF EXISTS graphmem_memory_status_bu;
-CREATE TRIGGER graphmem_memory_status_bu
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_status_bu
 BEFORE UPDATE OF status ON graphmem_memory
 WHEN NEW.status IS NOT OLD.status
  AND NEW.status <> CASE
@@ -854,7 +854,7 @@ BEGIN
 END;
 
 DROP TRIGGER IF EXISTS graphmem_memory_status_bi;
-CREATE TRIGGER graphmem_memory_status_bi
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_status_bi
 BEFORE INSERT ON graphmem_memory
 WHEN NEW.status <> CASE
         WHEN EXISTS (SELECT 1 FROM graphmem_link l
@@ -873,7 +873,7 @@ END;
 -- false; version 7 runs it in two, one on each side of the insert.
 DROP TRIGGER IF EXISTS graphmem_adjacency_bi;
 DROP TRIGGER IF EXISTS graphmem_link_replace_bi;
-CREATE TRIGGER graphmem_link_replace_bi
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bi
 BEFORE INSERT ON graphmem_link
 WHEN EXISTS (SELECT 1 FROM graphmem_link l WHERE l.relation_id = NEW.relation_id)
   OR EXISTS (SELECT 1 FROM graphmem_link l
@@ -895,7 +895,7 @@ BEGIN
 END;
 
 DROP TRIGGER IF EXISTS graphmem_adjacency_ai;
-CREATE TRIGGER graphmem_adjacency_ai
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
 AFTER INSERT ON graphmem_link
 BEGIN
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
@@ -952,7 +952,7 @@ BEGIN
 END;
 
 DROP TRIGGER IF EXISTS graphmem_adjacency_ad;
-CREATE TRIGGER graphmem_adjacency_ad
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ad
 AFTER DELETE ON graphmem_link
 BEGIN
     DELETE FROM graphmem_adjacency
