@@ -116,7 +116,7 @@ class LinkOperations(LinkWrites):
         return [link.relation_id for link, _, _ in built]
 
     def _get_link(self, relation_id: str) -> RecordRelation:
-        found = self._store.get_links([relation_id]).get(relation_id)
+        found = self._store.get_link(relation_id)
         if found is None:
             raise NotFoundError(f"relation_id: no link {relation_id!r}")
         return found

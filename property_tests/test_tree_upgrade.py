@@ -3,7 +3,8 @@ created at today's schema and on the same graph in a file made at an older schem
 version that opening upgrades: 3 (before the vector log), 4 (before the node
 numbers and the adjacency table the traversal walks since version 5), 5
 (before the vector log's rebuild and the adjacency trigger of version 6) and 6
-(before the keyword documents numbered by user of version 7)."""
+(before the link write triggers and the keyword documents numbered by user of
+version 7)."""
 
 import sqlite3
 import tempfile

@@ -189,6 +189,16 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
     def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]:
         """The existing links among ``relation_ids``."""
 
+    def get_link(self, relation_id: str) -> RecordRelation | None:
+        """The link with this id, if any (stores may override with a cheaper lookup)."""
+        return self.get_links([relation_id]).get(relation_id)
+
+    def get_endpoint_types(self, source_id: str, target_id: str) -> tuple[str | None, str | None]:
+        """The record types of two memories, None for a missing one (stores may
+        override with a cheaper lookup than :meth:`get_record_types`)."""
+        found = self.get_record_types([source_id, target_id])
+        return found.get(source_id), found.get(target_id)
+
     @abstractmethod
     def find_link_conflict(
         self, source_id: str, target_id: str, relation_type: str, exclude_relation_id: str

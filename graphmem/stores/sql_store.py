@@ -32,7 +32,7 @@ from graphmem.stores.sql_service import SqlService
 from graphmem.stores.sql_traversal import SqlTraversal
 from graphmem.stores.thread_store import SqlThreads
 
-__all__ = ["SqlStore", "dump_json", "optional_time"]
+__all__ = ["SqlStore", "dump_json", "link_binds", "optional_time"]
 
 
 def dump_json(value: dict[str, Any]) -> str:
@@ -45,6 +45,20 @@ def dump_json(value: dict[str, Any]) -> str:
 def optional_time(value: datetime | None) -> str | None:
     """The stored text of an optional time."""
     return None if value is None else format_time(value)
+
+
+def link_binds(link: NewLink) -> dict[str, Any]:
+    """The binds of ``insert-link`` for one link."""
+    return {
+        "relation_id": link.relation_id,
+        "source_id": link.source_id,
+        "target_id": link.target_id,
+        "relation_type": link.relation_type,
+        "opposite_relation_type": link.opposite_relation_type,
+        "relation_timestamp": optional_time(link.timestamp),
+        "metadata": dump_json(link.metadata),
+        "created_at": format_time(link.created_at),
+    }
 
 
 class SqlStore(SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJobs):
@@ -229,22 +243,11 @@ class SqlStore(SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJobs):
     # links ------------------------------------------------------------------------
 
     def insert_link(self, link: NewLink) -> None:
-        self.insert_links([link])
+        with self.transaction():
+            self._run("insert-link", **link_binds(link))
 
     def insert_links(self, links: Sequence[NewLink]) -> None:
-        rows = [
-            {
-                "relation_id": link.relation_id,
-                "source_id": link.source_id,
-                "target_id": link.target_id,
-                "relation_type": link.relation_type,
-                "opposite_relation_type": link.opposite_relation_type,
-                "relation_timestamp": optional_time(link.timestamp),
-                "metadata": dump_json(link.metadata),
-                "created_at": format_time(link.created_at),
-            }
-            for link in links
-        ]
+        rows = [link_binds(link) for link in links]
         with self.transaction():
             self._run_many("insert-link", rows)
 

@@ -11,8 +11,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy.typing as npt
 from graphmem.core.fusion import drop_common_terms
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, SchemaError
-from graphmem.models import SchemaPolicy
+from graphmem.models import RecordRelation, SchemaPolicy
 from graphmem.sqlfiles import (
     Statement,
     bind_names,
@@ -31,6 +30,7 @@ from graphmem.sqlfiles import (
     load_statements,
 )
 from graphmem.stores.base import CONFLICT_MESSAGE
+from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
 from graphmem.stores.vector_cache import VectorCache
@@ -63,6 +63,52 @@ def _keep_level(wrapper: Statement, prefix: str) -> Statement:
     candidates = load_pgq_statement("select-level-candidates", prefix, "sqlite")
     sql = wrapper.sql.replace("level_candidates", f"({candidates.sql})", 1)
     return Statement(wrapper.name, sql, wrapper.doc, bind_names(sql), candidates.source)
+
+
+class _Transaction:
+    """``SqliteStore.transaction()``: one atomic unit, joined by nested uses.
+
+    It holds no state of its own (the depth is the store's), so each store keeps
+    one for writes and one for reads. A class rather than a generator-based
+    context manager: every link write enters it two or three times, nested, and
+    this costs a fraction of ``contextlib.contextmanager``'s per-use work.
+    """
+
+    __slots__ = ("_begin_sql", "_store")
+
+    def __init__(self, store: SqliteStore, begin_sql: str) -> None:
+        self._store = store
+        self._begin_sql = begin_sql
+
+    def __enter__(self) -> None:
+        store = self._store
+        store._lock.acquire()
+        if store._depth:
+            store._depth += 1
+            return
+        try:
+            store._begin(self._begin_sql)
+        except BaseException:
+            store._lock.release()
+            raise
+        store._depth = 1
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        store = self._store
+        try:
+            if store._depth > 1:
+                store._depth -= 1
+                return
+            try:
+                if exc_type is None:
+                    store._execute("COMMIT", {})
+            finally:
+                # a failed body or a failed COMMIT leaves nothing behind
+                if store._conn.in_transaction:
+                    store._conn.rollback()
+                store._depth = 0
+        finally:
+            store._lock.release()
 
 
 class SqliteStore(SqlStore):
@@ -101,6 +147,8 @@ class SqliteStore(SqlStore):
         """(keyword index version, memories indexed, {word: memories holding it})."""
         self._lock = threading.RLock()
         self._depth = 0
+        self._write_tx = _Transaction(self, "BEGIN IMMEDIATE")
+        self._read_tx = _Transaction(self, "BEGIN DEFERRED")
         self.path = str(path)
         if schema_policy is SchemaPolicy.REQUIRE_EXISTING and self.path != ":memory:":
             # Connecting would create a missing file (and WAL mode would rewrite an
@@ -167,28 +215,6 @@ class SqliteStore(SqlStore):
         with self._lock:
             self._conn.close()
 
-    @contextmanager
-    def _transaction(self, write: bool) -> Iterator[None]:
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            self._begin("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
-            self._depth = 1
-            try:
-                yield
-                self._execute("COMMIT", {})
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.rollback()
-                raise
-            finally:
-                self._depth = 0
-
     def _begin(self, sql: str) -> None:
         """Start a transaction, waiting out SQLITE_BUSY up to the busy timeout.
 
@@ -209,7 +235,7 @@ class SqliteStore(SqlStore):
             delay = min(delay * 2, 0.05)
 
     def transaction(self, write: bool = True) -> Any:
-        return self._transaction(write)
+        return self._write_tx if write else self._read_tx
 
     def _execute(self, sql: str, binds: dict[str, Any]) -> sqlite3.Cursor:
         try:
@@ -237,6 +263,22 @@ class SqliteStore(SqlStore):
             raise ConflictError(CONFLICT_MESSAGE) from exc
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite failed: {exc}") from exc
+
+    # single-row lookups of the link write path -----------------------------------
+    # get-links and get-record-types take a JSON array (json_each per call); one
+    # link write needs one link or two memories, read here by point lookups.
+
+    def get_link(self, relation_id: str) -> RecordRelation | None:
+        with self.transaction(write=False):
+            row = self._run("get-link", relation_id=relation_id).fetchone()
+        return None if row is None else relation_from_row(row)
+
+    def get_endpoint_types(self, source_id: str, target_id: str) -> tuple[str | None, str | None]:
+        with self.transaction(write=False):
+            source_type, target_type = self._run(
+                "get-endpoint-types", source_id=source_id, target_id=target_id
+            ).fetchone()
+        return source_type, target_type
 
     # encodings ----------------------------------------------------------------
 

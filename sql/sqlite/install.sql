@@ -871,3 +871,209 @@ CREATE TABLE IF NOT EXISTS graphmem_job (
 CREATE INDEX IF NOT EXISTS graphmem_job_queue_ix ON graphmem_job (status, not_before, created_at);
 CREATE INDEX IF NOT EXISTS graphmem_job_thread_ix ON graphmem_job (thread_id, status);
 -- End of schema version 5, extraction jobs.
+
+-- ---------------------------------------------------------------------------
+-- Schema version 7, link write triggers: the same rules as before, in programs
+-- that do less per link insert, update and delete.
+--
+-- (a) No `IN (...)` list in a trigger that runs on every link write: SQLite
+-- builds a temporary b-tree for a list of three or more values each time a
+-- trigger program evaluates it (and for an IN list or subquery that drives an
+-- index lookup). The lifecycle test is written as three comparisons, and the
+-- lookup of a lifecycle link towards a memory as three point probes of the
+-- (target_id, relation_type) index.
+-- (b) A trigger whose work is rare says so in its WHEN clause: the REPLACE notes
+-- are taken only when the relation id is already stored; a link update
+-- recomputes validity only when its target or its lifecycle effect changes; a
+-- status write is checked only when the status changes.
+-- (c) The adjacency rows of a new link are written by two point inserts, and a
+-- deleted link's two rows go by two point deletes. The REPLACE bookkeeping
+-- (notes before an insert, their consumption after it) runs in one trigger on
+-- each side instead of two: each trigger costs its program's set-up on every
+-- insert, whatever its WHEN clause decides.
+DROP TRIGGER IF EXISTS graphmem_link_validity_ai;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_ai
+AFTER INSERT ON graphmem_link
+WHEN NEW.relation_type = 'supersedes' OR NEW.relation_type = 'refines'
+  OR NEW.relation_type = 'duplicates'
+BEGIN
+    UPDATE graphmem_memory SET status = 'invalid'
+    WHERE record_id = NEW.target_id AND status <> 'invalid';
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_validity_ad;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_ad
+AFTER DELETE ON graphmem_link
+WHEN OLD.relation_type = 'supersedes' OR OLD.relation_type = 'refines'
+  OR OLD.relation_type = 'duplicates'
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE
+        WHEN EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = OLD.target_id AND l.relation_type = 'supersedes')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = OLD.target_id AND l.relation_type = 'refines')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = OLD.target_id AND l.relation_type = 'duplicates')
+        THEN 'invalid' ELSE 'valid' END
+    WHERE record_id = OLD.target_id;
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_validity_au;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_validity_au
+AFTER UPDATE OF source_id, target_id, relation_type ON graphmem_link
+WHEN OLD.target_id IS NOT NEW.target_id
+  OR (OLD.relation_type = 'supersedes' OR OLD.relation_type = 'refines'
+      OR OLD.relation_type = 'duplicates')
+     <> (NEW.relation_type = 'supersedes' OR NEW.relation_type = 'refines'
+         OR NEW.relation_type = 'duplicates')
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE
+        WHEN EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.target_id AND l.relation_type = 'supersedes')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.target_id AND l.relation_type = 'refines')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.target_id AND l.relation_type = 'duplicates')
+        THEN 'invalid' ELSE 'valid' END
+    WHERE record_id = NEW.target_id;
+    UPDATE graphmem_memory
+    SET status = CASE
+        WHEN EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = OLD.target_id AND l.relation_type = 'supersedes')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = OLD.target_id AND l.relation_type = 'refines')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = OLD.target_id AND l.relation_type = 'duplicates')
+        THEN 'invalid' ELSE 'valid' END
+    WHERE record_id = OLD.target_id AND OLD.target_id IS NOT NEW.target_id;
+END;
+
+DROP TRIGGER IF EXISTS graphmem_memory_status_bu;
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_status_bu
+BEFORE UPDATE OF status ON graphmem_memory
+WHEN NEW.status IS NOT OLD.status
+ AND NEW.status <> CASE
+        WHEN EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.record_id AND l.relation_type = 'supersedes')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.record_id AND l.relation_type = 'refines')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.record_id AND l.relation_type = 'duplicates')
+        THEN 'invalid' ELSE 'valid' END
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
+END;
+
+DROP TRIGGER IF EXISTS graphmem_memory_status_bi;
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_status_bi
+BEFORE INSERT ON graphmem_memory
+WHEN NEW.status <> CASE
+        WHEN EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.record_id AND l.relation_type = 'supersedes')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.record_id AND l.relation_type = 'refines')
+          OR EXISTS (SELECT 1 FROM graphmem_link l
+                     WHERE l.target_id = NEW.record_id AND l.relation_type = 'duplicates')
+        THEN 'invalid' ELSE 'valid' END
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: status is derived from lifecycle links');
+END;
+
+-- The REPLACE bookkeeping of versions 2-6 ran in four triggers per insert (two
+-- taking notes, two consuming them), each invoked even when its WHEN clause is
+-- false; version 7 runs it in two, one on each side of the insert.
+DROP TRIGGER IF EXISTS graphmem_adjacency_bi;
+DROP TRIGGER IF EXISTS graphmem_link_replace_bi;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bi
+BEFORE INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link l WHERE l.relation_id = NEW.relation_id)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type)
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE l.relation_id = NEW.relation_id
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE l.relation_id = NEW.relation_id
+       OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+           AND l.relation_type = NEW.relation_type);
+END;
+
+DROP TRIGGER IF EXISTS graphmem_adjacency_ai;
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
+AFTER INSERT ON graphmem_link
+BEGIN
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+
+-- The noted targets' validity is recomputed, and the adjacency rows of noted
+-- links that are gone or changed are dropped; the new link's rows are written
+-- again after that delete, so the order in which this trigger and
+-- graphmem_adjacency_ai fire does not matter.
+DROP TRIGGER IF EXISTS graphmem_link_recheck_ai;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replaced_ai
+AFTER INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_adjacency_recheck)
+  OR EXISTS (SELECT 1 FROM graphmem_link_recheck)
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck WHERE target_id IS NOT NULL;
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
+                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
+      AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency_recheck d
+        WHERE d.relation_id = graphmem_adjacency.relation_id
+          AND d.created_at = graphmem_adjacency.created_at
+          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_link l
+                JOIN graphmem_node s ON s.record_id = l.source_id
+                JOIN graphmem_node t ON t.record_id = l.target_id
+                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
+                  AND s.node_no = d.source_no AND t.node_no = d.target_no));
+    DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+
+DROP TRIGGER IF EXISTS graphmem_adjacency_ad;
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ad
+AFTER DELETE ON graphmem_link
+BEGIN
+    DELETE FROM graphmem_adjacency
+    WHERE node_no = (SELECT n.node_no FROM graphmem_node n WHERE n.record_id = OLD.source_id)
+      AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
+    DELETE FROM graphmem_adjacency
+    WHERE node_no = (SELECT n.node_no FROM graphmem_node n WHERE n.record_id = OLD.target_id)
+      AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
+END;
+-- End of schema version 7, link write triggers.
+-- ---------------------------------------------------------------------------

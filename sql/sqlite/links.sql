@@ -80,3 +80,19 @@ WHERE l.relation_id IN (
   AND (:relation_type IS NULL OR l.relation_type = :relation_type)
 ORDER BY l.created_at, l.relation_id
 LIMIT :limit OFFSET :offset;
+
+-- name: get-endpoint-types
+-- The record types of a new link's two ends (NULL for a missing memory): two
+-- point lookups, without the JSON array of get-record-types.
+SELECT (SELECT m.record_type FROM graphmem_memory m WHERE m.record_id = :source_id),
+       (SELECT m.record_type FROM graphmem_memory m WHERE m.record_id = :target_id);
+
+-- name: get-link
+-- One link by id, with endpoint types (get-links for one id, without the JSON array).
+SELECT l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
+       l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
+       l.created_at
+FROM graphmem_link l
+JOIN graphmem_memory s ON s.record_id = l.source_id
+JOIN graphmem_memory t ON t.record_id = l.target_id
+WHERE l.relation_id = :relation_id;

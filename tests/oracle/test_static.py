@@ -235,6 +235,8 @@ def test_statement_names_match_sqlite() -> None:
     # runs expand-level with its window sorts and counts and trims the reached table;
     # SQLite's capped level may first keep the candidates of each frontier node's first
     # links and bound each root by them (probe-level, bound-level-root).
+    # A SQLite link write reads its one link or its two endpoints by point lookups
+    # (get-link, get-endpoint-types); Oracle uses the JSON-array forms for those.
     assert not SHARED & set(ORACLE)
     assert set(ORACLE) - {"select-nearest", "count-level", "trim-traversal-root"} == set(
         SQLITE
@@ -253,6 +255,8 @@ def test_statement_names_match_sqlite() -> None:
         "select-keyword-hits-in-docs",
         "select-keyword-hits-in-map",
         "get-keyword-index-version",
+        "get-link",
+        "get-endpoint-types",
     }
     assert "select-nearest" in ORACLE and set(SQLITE) >= SQLITE_VECTOR_CACHE
 
