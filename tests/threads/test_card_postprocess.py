@@ -104,18 +104,18 @@ def test_card_with_minimums_reranks_each_type_search_and_the_fill(
     )
     calls = _documents(server, "rerank")
     assert len(calls) == 4  # three per-type searches and the fill search
-    kinds = sorted(
+    kinds = {
         "fact"
         if docs <= set(FACTS)
         else "preference"
         if docs <= set(PREFERENCES)
         else "message"
         if docs <= set(MESSAGES)
-        else "fill"
+        else "fill": docs
         for docs in calls
-    )
-    assert kinds == ["fact", "fill", "message", "preference"]
-    assert len(calls[kinds.index("fact")]) == 1  # k = the type's minimum
+    }
+    assert sorted(kinds) == ["fact", "fill", "message", "preference"]
+    assert len(kinds["fact"]) == 1  # k = the type's minimum
 
 
 def test_card_prunes_each_search_separately_a_search_once(
