@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.parent.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=RESULTS.parent) as name:
         tmp = Path(name)
-        store_dir = args.store_dir or tmp
+        store_dir = args.store_dir or tmp / "kept"
         store_dir.mkdir(parents=True, exist_ok=True)
         for n in sizes:
             path, build_s = _store_copy(store_dir, tmp, n)
