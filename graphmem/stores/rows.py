@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from graphmem.core.validation import parse_time
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.thread_models import Message, Profile, ThreadInfo
 
@@ -26,8 +25,8 @@ def _time(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return value
     parsed = datetime.fromisoformat(str(value))
-    # the stored text is UTC: parse_time's conversion would return an equal copy
-    return parsed if parsed.tzinfo is timezone.utc else parse_time(str(value))
+    # as parse_time, without converting text that is UTC already (an equal copy)
+    return parsed if parsed.tzinfo is timezone.utc else parsed.astimezone(timezone.utc)
 
 
 def _json(value: Any) -> dict[str, Any]:

@@ -127,17 +127,7 @@ class MemoryJobs(JobStore):
                 else j.lease_until is not None and j.lease_until < now
             )
         ]
-        for job in released:
-            gave_up = job.attempts - job.failures >= abandon_limit
-            self._jobs[job.job_id] = replace(
-                job,
-                status="failed" if gave_up else "queued",
-                last_error=abandoned_error(abandon_limit) if gave_up else job.last_error,
-                owner=None,
-                lease_until=None,
-                updated_at=now,
-            )
-        return len(released)
+        return self._requeue(released, now, abandon_limit)
 
     def delete_thread_jobs(self, thread_id: str) -> int:
         gone = [
@@ -151,11 +141,22 @@ class MemoryJobs(JobStore):
 
     def hand_back_jobs(self, owner: str, now: datetime) -> int:
         held = [j for j in self._jobs.values() if j.status == "running" and j.owner == owner]
-        for job in held:
+        return self._requeue(held, now, None)
+
+    def _requeue(self, jobs: list[StoredJob], now: datetime, abandon_limit: int | None) -> int:
+        """Queue ``jobs`` again; with ``abandon_limit``, fail those claimed that many
+        times more than they failed (as release-jobs does)."""
+        for job in jobs:
+            gave_up = abandon_limit is not None and job.attempts - job.failures >= abandon_limit
             self._jobs[job.job_id] = replace(
-                job, status="queued", owner=None, lease_until=None, updated_at=now
+                job,
+                status="failed" if gave_up else "queued",
+                last_error=abandoned_error(abandon_limit or 0) if gave_up else job.last_error,
+                owner=None,
+                lease_until=None,
+                updated_at=now,
             )
-        return len(held)
+        return len(jobs)
 
     def retry_job(self, job_id: str, now: datetime) -> bool:
         job = self._jobs.get(job_id)

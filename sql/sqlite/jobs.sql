@@ -87,7 +87,6 @@ UPDATE graphmem_job
 SET status = 'queued', attempts = 0, failures = 0, not_before = :now, updated_at = :now
 WHERE job_id = :job_id AND status = 'failed';
 
-
 -- name: delete-thread-jobs
 -- The jobs of a thread being deleted, except running ones (their owner finds the
 -- thread gone and finishes them with nothing written).
