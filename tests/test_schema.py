@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder, NotFoundError, SchemaError, SchemaPolicy
+from graphmem.stores.sqlite import SqliteStore
 from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +65,22 @@ def test_file_store_uses_wal(db_path: Path) -> None:
     with GraphMemory(db_path) as store:
         store.add_memory("x")
         assert _pragma(db_path, "journal_mode") == "wal"
+
+
+def test_file_store_maps_as_much_of_the_file_as_sqlite_allows(db_path: Path) -> None:
+    """The map is asked for more than any store file, so SQLite grants its own
+    maximum (SQLITE_MAX_MMAP_SIZE): a 3 GB store is not left half read by calls."""
+    probe = sqlite3.connect(db_path)
+    try:
+        probe.execute("PRAGMA mmap_size = 1099511627776")
+        most = probe.execute("PRAGMA mmap_size").fetchone()[0]
+    finally:
+        probe.close()
+    store = SqliteStore(db_path, "graphmem")
+    try:
+        assert store._conn.execute("PRAGMA mmap_size").fetchone()[0] == most
+    finally:
+        store.close()
 
 
 def test_file_store_wal_persists_after_close(db_path: Path) -> None:

@@ -40,14 +40,16 @@ __all__ = ["SCHEMA_TABLES", "SqliteStore"]
 BUSY_TIMEOUT_S = 30.0
 _MAX_KNOWN_TERMS = 50_000
 
-MMAP_BYTES = 1 << 30
+MMAP_BYTES = 1 << 40
 """How much of the database file SQLite reads through a memory map (``PRAGMA
-mmap_size``) instead of a ``read`` call per page. The traversal probes the
-adjacency and node tables at random; with the default 2 MB page cache and no
-map, each probe of a large store was a system call (bench/traverse.py measured
-the capped 5-hop level 2x faster mapped). Mapped pages are the operating
-system's file cache, shared and reclaimable, not the process's heap; writes still
-go through SQLite's journal."""
+mmap_size``) instead of a ``read`` call per page: as much as SQLite allows, which
+clamps this to its compile-time maximum (``SQLITE_MAX_MMAP_SIZE``, 2 GB less 64 KiB
+in common builds). The traversal probes the adjacency and node tables at random;
+with the default 2 MB page cache and no map, each probe of a large store was a
+system call (bench/traverse.py measured the capped 5-hop level 2x faster mapped),
+and a map of 1 GiB left two thirds of a 3 GB store (1M memories, 3M links) to
+those calls. Mapped pages are the operating system's file cache, shared and
+reclaimable, not the process's heap; writes still go through SQLite's journal."""
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
