@@ -1,8 +1,8 @@
 """The traversal's node numbers and adjacency rows follow every kind of DML on the
 memory and link tables, a DBA's included (the triggers of install.sql, schema
 version 5): after each statement, graphmem_adjacency holds exactly two rows per
-link (one from each end, keyed by the ends' node numbers) and graphmem_node one
-row per memory with its filter columns."""
+link (one from each end, keyed by the ends' node numbers, with the link's number
+since version 8) and graphmem_node one row per memory with its filter columns."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ def _expected(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
     )
     number = dict(conn.execute("SELECT record_id, node_no FROM graphmem_node"))
     rows = set()
-    for rel, src, tgt, created in conn.execute(
-        "SELECT relation_id, source_id, target_id, created_at FROM graphmem_link"
+    for rel, src, tgt, created, link_no in conn.execute(
+        "SELECT relation_id, source_id, target_id, created_at, link_no FROM graphmem_link"
     ):
-        rows.add((number[src], created, rel, number[tgt]))
-        rows.add((number[tgt], created, rel, number[src]))
+        rows.add((number[src], created, rel, number[tgt], link_no))
+        rows.add((number[tgt], created, rel, number[src], link_no))
     return nodes, rows
 
 
@@ -45,7 +45,9 @@ def _actual(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
         )
     )
     rows = set(
-        conn.execute("SELECT node_no, created_at, relation_id, other_no FROM graphmem_adjacency")
+        conn.execute(
+            "SELECT node_no, created_at, relation_id, other_no, link_no FROM graphmem_adjacency"
+        )
     )
     return nodes, rows
 
@@ -67,6 +69,7 @@ _DML = st.one_of(
     st.tuples(st.just("retime-link"), _REL, _SEC),
     st.tuples(st.just("move-link"), _REL, _ID),
     st.tuples(st.just("rename-link"), _REL, _REL),
+    st.tuples(st.just("renumber-link"), _REL, st.integers(1, 6)),
 )
 
 
@@ -106,6 +109,10 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
         ),
         "rename-link": lambda: (
             "UPDATE graphmem_link SET relation_id = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
+        "renumber-link": lambda: (
+            "UPDATE graphmem_link SET link_no = ? WHERE relation_id = ?",
             args[::-1],
         ),
     }
