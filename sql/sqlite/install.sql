@@ -556,32 +556,33 @@ BEGIN
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
 END;
 
--- Fill the node numbers and the adjacency of a store made before version 5 (on
--- an up-to-date store these find nothing to add; the adjacency is filled only
--- when it is empty, which spares an upgrade of a larger store the search of
--- every link's ends).
+-- Fill the node numbers and the adjacency of a store made before version 5. Each
+-- table is filled only while it is empty (the triggers keep it complete after
+-- that): the one-row table `unfilled`, first in the join, holds no row on an
+-- up-to-date store, so that an upgrade of a larger store skips the scans.
 INSERT INTO graphmem_node (record_id, record_type, user_id, agent_id, thread_id, expires_at)
 SELECT m.record_id, m.record_type, m.user_id, m.agent_id, m.thread_id, m.expires_at
-FROM graphmem_memory m
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_node)) AS unfilled
+CROSS JOIN graphmem_memory m
 WHERE NOT EXISTS (SELECT 1 FROM graphmem_node n WHERE n.record_id = m.record_id)
 ORDER BY m.rowid;
 
 INSERT INTO graphmem_adjacency (node_no, created_at, relation_id, other_no, link_no)
 SELECT s.node_no, l.created_at, l.relation_id, t.node_no, l.link_no
-FROM graphmem_link l
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)) AS unfilled
+CROSS JOIN graphmem_link l
 JOIN graphmem_node s ON s.record_id = l.source_id
 JOIN graphmem_node t ON t.record_id = l.target_id
-WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)
-  AND NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
                   WHERE a.node_no = s.node_no AND a.created_at = l.created_at
                     AND a.relation_id = l.relation_id)
 UNION ALL
 SELECT t.node_no, l.created_at, l.relation_id, s.node_no, l.link_no
-FROM graphmem_link l
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)) AS unfilled
+CROSS JOIN graphmem_link l
 JOIN graphmem_node s ON s.record_id = l.source_id
 JOIN graphmem_node t ON t.record_id = l.target_id
-WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)
-  AND NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
+WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
                   WHERE a.node_no = t.node_no AND a.created_at = l.created_at
                     AND a.relation_id = l.relation_id)
 ORDER BY 1, 2, 3;

@@ -15,7 +15,8 @@ import pytest
 
 from graphmem import GraphMemory
 from graphmem.core.validation import SearchFilters, format_time
-from graphmem.stores.sqlite_schema import SCHEMA_VERSION
+from graphmem.sqlfiles import load_script
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION, script_statements
 
 _DATA = Path(__file__).parents[1] / "data"
 _T = "2026-01-01T00:00:0{}.000000+00:00"
@@ -200,3 +201,33 @@ def test_older_store_is_upgraded_numbering_links_by_rowid(tmp_path: Path, older:
     finally:
         conn.close()
     _adjacency_numbers_match(old)
+
+
+def test_lost_traversal_tables_are_filled_again(tmp_path: Path) -> None:
+    """The two fill statements of install.sql skip a store whose tables hold rows
+    (an upgrade does not scan every link), and fill them again, link numbers
+    included, once a DBA has emptied both (the repair that dba.md describes)."""
+    path = tmp_path / "m.db"
+    with GraphMemory(path) as memory:
+        _chain(memory)
+    script = load_script("sqlite", "install", "graphmem")
+    fills = [s for s in script_statements(script) if "AS unfilled" in s]
+    assert len(fills) == 2
+    conn = sqlite3.connect(path)
+    query = "SELECT * FROM graphmem_adjacency ORDER BY 1, 2, 3"
+    before = conn.execute(query).fetchall()
+    nodes = conn.execute("SELECT * FROM graphmem_node ORDER BY 1").fetchall()
+    conn.execute("DELETE FROM graphmem_adjacency WHERE node_no = ?", (before[0][0],))
+    for fill in fills:
+        conn.execute(fill)
+    assert len(conn.execute(query).fetchall()) < len(before)  # not empty: left alone
+    conn.execute("DELETE FROM graphmem_adjacency")
+    conn.execute("DELETE FROM graphmem_node")
+    for fill in fills:
+        conn.execute(fill)
+    assert conn.execute("SELECT * FROM graphmem_node ORDER BY 1").fetchall() == nodes
+    assert conn.execute(query).fetchall() == before
+    conn.commit()
+    conn.close()
+    _adjacency_numbers_match(path)
+    _search_works(path)
