@@ -1112,6 +1112,10 @@ CREATE UNIQUE INDEX IF NOT EXISTS graphmem_link_ends_ux
 
 -- The adjacency triggers of versions 5-7 again, each writing its rows' link_no
 -- (graphmem_adjacency_au also fires when a DBA changes a link's number).
+-- graphmem_link_replaced_ai drops a noted row only when no link of that
+-- relation_id and created_at has the row's node as an end (before, when the
+-- noted link's ends had changed: a note that an ignored insert left behind
+-- dropped the row of a link moved since then at its end that stayed).
 DROP TRIGGER IF EXISTS graphmem_adjacency_au;
 CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_au
 AFTER UPDATE OF relation_id, source_id, target_id, created_at, link_no ON graphmem_link
@@ -1177,7 +1181,8 @@ BEGIN
                 JOIN graphmem_node s ON s.record_id = l.source_id
                 JOIN graphmem_node t ON t.record_id = l.target_id
                 WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
-                  AND s.node_no = d.source_no AND t.node_no = d.target_no));
+                  AND (s.node_no = graphmem_adjacency.node_no
+                       OR t.node_no = graphmem_adjacency.node_no)));
     DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
                                                link_no)

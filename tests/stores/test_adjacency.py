@@ -138,3 +138,26 @@ def test_adjacency_follows_any_dml(tmp_path_factory, foreign_keys: bool, ops: li
             assert _actual(conn) == _expected(conn), op
     finally:
         conn.close()
+
+
+def test_stale_replace_note_keeps_a_moved_links_rows(tmp_path: Path) -> None:
+    """An ignored insert (INSERT OR IGNORE that meets r2's ends and type) leaves its
+    note on r2 behind; r2 then moves to another target. The next insert consumes the
+    note and must drop only the rows that no current link explains: r2's row at its
+    source is still its own."""
+    path = tmp_path / "m.db"
+    GraphMemory(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for record_id in IDS:
+            _apply(conn, ("insert-memory", record_id, "fact"))
+        for op in [
+            ("insert-link", "r2", "a", "b", "supports", 0),
+            ("ignore-link", "r1", "a", "b", "supports", 0),
+            ("move-link", "r2", "c"),
+            ("insert-link", "r1", "a", "b", "supports", 0),
+        ]:
+            _apply(conn, op)
+            assert _actual(conn) == _expected(conn), op
+    finally:
+        conn.close()
