@@ -2,9 +2,10 @@
 created at today's schema and on the same graph in a file made at an older schema
 version that opening upgrades: 3 (before the vector log), 4 (before the node
 numbers and the adjacency table the traversal walks since version 5), 5
-(before the vector log's rebuild and the adjacency trigger of version 6) and 6
+(before the vector log's rebuild and the adjacency trigger of version 6), 6
 (before the link write triggers and the keyword documents numbered by user of
-version 7)."""
+version 7) and 7 (before the link numbers that the traversal reads its links back
+by, version 8)."""
 
 import sqlite3
 import tempfile
@@ -21,7 +22,9 @@ from graphmem.testing.shape import expected_tree_rows, flatten_result
 from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_graph, search_args
 
 _DATA = Path(__file__).parents[1] / "tests" / "data"
-INSTALL = {v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5", "6")}
+INSTALL = {
+    v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5", "6", "7")
+}
 _TABLES = ("memory", "memory_meta", "link")
 
 

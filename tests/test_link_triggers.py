@@ -171,7 +171,7 @@ def test_v6_store_is_upgraded_to_the_version_7_triggers(tmp_path: Path) -> None:
     conn = sqlite3.connect(old)
     try:
         version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("7",)
+        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,)
         adjacency = conn.execute(
             "SELECT n.record_id, o.record_id, a.relation_id FROM graphmem_adjacency a "
             "JOIN graphmem_node n ON n.node_no = a.node_no "

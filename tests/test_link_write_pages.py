@@ -129,7 +129,11 @@ def _objects(path: Path) -> set[tuple[str, str]]:
 def _adjacency(path: Path) -> list[tuple[object, ...]]:
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT * FROM graphmem_adjacency ORDER BY 1, 2, 3").fetchall()
+        # the columns of version 5 (version 8 adds each row's link number)
+        return conn.execute(
+            "SELECT node_no, created_at, relation_id, other_no FROM graphmem_adjacency "
+            "ORDER BY 1, 2, 3"
+        ).fetchall()
     finally:
         conn.close()
 

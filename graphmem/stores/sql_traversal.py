@@ -218,25 +218,34 @@ def _linked_nodes(
     nodes: Sequence[Sequence[Any]],
     links: Sequence[Sequence[Any]],
 ) -> Iterator[LinkedNode]:
-    """Assemble the tree rows (node numbers) with the nodes' ids and the link rows.
+    """Assemble the tree rows (node numbers and a link key) with the nodes' ids and
+    the link rows (the key, then the link's columns).
 
     A link shared by several roots' trees (a hub's) is converted once, and so is an
     entry (node, parent link, depth) that several trees share; both are immutable.
+    The entry's relation_id and created_at are the link row's (the tree row's copy
+    of them is the same text).
     """
     ids = {int(n[0]): n[1] for n in nodes}
     types = {n[1]: n[2] for n in nodes}
     relations = {
-        r[0]: relation_from_row((r[0], r[1], types[r[1]], r[2], types[r[2]], *r[3:])) for r in links
+        r[0]: (
+            r[1],
+            r[8],
+            relation_from_row((r[1], r[2], types[r[2]], r[3], types[r[3]], *r[4:])),
+        )
+        for r in links
     }
     entries: dict[tuple[Any, ...], TreeEntry] = {}
-    for root_no, node_no, parent_no, depth, created_at, relation_id in _by_root_id(rows, ids):
-        key = (node_no, relation_id, depth)
+    for root_no, node_no, parent_no, depth, link_key in _by_root_id(rows, ids):
+        relation_id, created_at, relation = relations[link_key]
+        key = (node_no, link_key, depth)
         entry = entries.get(key)
         if entry is None:
             entry = entries[key] = _tree_entry(
                 ids[node_no], ids[parent_no], relation_id, created_at, int(depth)
             )
-        yield _linked_node(ids[root_no], entry, relations[relation_id])
+        yield _linked_node(ids[root_no], entry, relation)
 
 
 _new = object.__new__

@@ -21,6 +21,14 @@ keys off (so that dropping the old table cascades into nothing), its triggers
 are dropped, the rows copied into a table of the new shape that then takes the
 old name, and install.sql makes the indexes, triggers and new tables again, all
 in one transaction.
+
+Version 8 numbers the links (``link_no``, an ``INTEGER PRIMARY KEY``) and carries
+the number in the adjacency rows. SQLite cannot add a primary key either, so an
+older store's link table is rebuilt the same way, in rowid order (each link keeps
+its rowid as its number), and its adjacency table is copied, in key order, into
+one with the new column, each row's number found through its relation_id. The
+indexes of both tables are made after their rows are in place (one sort each,
+not a b-tree grown row by row at random), with a larger page cache than usual.
 """
 
 from __future__ import annotations
@@ -34,8 +42,11 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_state
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 """The version install.sql writes; an older store is upgraded by re-running it."""
+
+_REBUILD_CACHE_KIB = 1_048_576
+"""Page cache of a connection while it rebuilds tables (KiB)."""
 
 SCHEMA_TABLES = 17
 """Tables that ``count-schema-tables`` finds in a complete schema."""
@@ -69,9 +80,13 @@ def script_statements(script: str) -> Iterator[str]:
 def install(conn: sqlite3.Connection, store_id: str) -> None:
     """Create or upgrade the store's objects in one transaction (a failure leaves none)."""
     # PRAGMA foreign_keys is a no-op inside a transaction: set it before BEGIN.
-    rebuild = _needs_rebuild(conn, store_id)
+    rebuild = _needs_rebuild(conn, store_id) or _needs_link_numbers(conn, store_id)
+    cache = int(conn.execute("PRAGMA cache_size").fetchone()[0])
     if rebuild:
         conn.execute("PRAGMA foreign_keys = OFF")
+        # rebuilding reads and writes whole tables and sorts their keys: keep the
+        # pages in memory (1 GiB) instead of the default 2 MB
+        conn.execute(f"PRAGMA cache_size = {min(cache, -_REBUILD_CACHE_KIB)}")
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -79,6 +94,8 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
                 _rename_legacy(conn, store_id)
             if _needs_rebuild(conn, store_id):
                 _rebuild_memory_table(conn, store_id)
+            if _needs_link_numbers(conn, store_id):
+                _number_links(conn, store_id)
             for statement in script_statements(load_script("sqlite", "install", store_id)):
                 conn.execute(statement)
             conn.execute("COMMIT")
@@ -89,6 +106,7 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
     finally:
         if rebuild:
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute(f"PRAGMA cache_size = {cache}")
 
 
 def _memory_table(conn: sqlite3.Connection, store_id: str) -> str | None:
@@ -108,24 +126,99 @@ def _needs_rebuild(conn: sqlite3.Connection, store_id: str) -> bool:
 def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
     """Give the memory table the version-4 shape, keeping every row (see the module doc)."""
     prefix = object_prefix(store_id)
-    table = f"{prefix}memory"
-    create = next(
+    table, staging = f"{prefix}memory", f"{prefix}memory_v4"
+    _drop_triggers(conn, prefix)
+    _create_staging(conn, store_id, table, staging)
+    columns = ", ".join(sorted(_columns(conn, table)))
+    conn.execute(f'INSERT INTO "{staging}" ({columns}) SELECT {columns} FROM "{table}"')
+    conn.execute(f'DROP TABLE "{table}"')
+    conn.execute(f'ALTER TABLE "{staging}" RENAME TO "{table}"')
+
+
+def _needs_link_numbers(conn: sqlite3.Connection, store_id: str) -> bool:
+    """Whether the store's link table (current or pre-3 name) predates version 8."""
+    for name in (f"{object_prefix(store_id)}link", _legacy_names(store_id)["link"]):
+        columns = _columns(conn, name)
+        if columns:
+            return "link_no" not in columns
+    return False
+
+
+def _number_links(conn: sqlite3.Connection, store_id: str) -> None:
+    """Give the link and adjacency tables the version-8 shape (module doc): each
+    link numbered by its rowid, each adjacency row given its link's number.
+
+    Each old table is renamed out of the way and the new one made by install.sql's
+    own statement (a renamed table's stored SQL would quote its name)."""
+    prefix = object_prefix(store_id)
+    link, adjacency = f"{prefix}link", f"{prefix}adjacency"
+    _drop_triggers(conn, prefix)
+    columns = ", ".join(sorted(_columns(conn, link)))
+    _replace_table(conn, store_id, link)
+    conn.execute(
+        f'INSERT INTO "{link}" (link_no, {columns}) '
+        f'SELECT rowid, {columns} FROM "{link}_old" ORDER BY rowid'
+    )
+    _drop_copied(conn, f"{link}_old")
+    if not _columns(conn, adjacency):
+        return  # before version 5: install.sql makes and fills it
+    # the relation_id key now (one sort), for the adjacency rows to find their number
+    unique_id = rf"CREATE UNIQUE INDEX IF NOT EXISTS {re.escape(link)}_id_ux "
+    conn.execute(_install_statement(store_id, unique_id))
+    _replace_table(conn, store_id, adjacency)
+    conn.execute(
+        f'INSERT INTO "{adjacency}" (node_no, created_at, relation_id, other_no, link_no) '
+        f"SELECT a.node_no, a.created_at, a.relation_id, a.other_no, l.link_no "
+        f'FROM "{adjacency}_old" a JOIN "{link}" l ON l.relation_id = a.relation_id '
+        f"ORDER BY a.node_no, a.created_at, a.relation_id"
+    )
+    _drop_copied(conn, f"{adjacency}_old")
+
+
+def _drop_copied(conn: sqlite3.Connection, table: str) -> None:
+    """Drop a table whose rows are stored again elsewhere, without overwriting its
+    pages with zeros (``secure_delete``, on in some builds, would write each one:
+    there is nothing to erase in a copy)."""
+    secure = int(conn.execute("PRAGMA secure_delete").fetchone()[0])
+    conn.execute("PRAGMA secure_delete = OFF")
+    try:
+        conn.execute(f'DROP TABLE "{table}"')
+    finally:
+        conn.execute(f"PRAGMA secure_delete = {secure}")
+
+
+def _install_statement(store_id: str, start: str) -> str:
+    """The statement of install.sql that starts with ``start`` (a regular expression
+    matched after the statement's leading comments)."""
+    return next(
         s
         for s in script_statements(load_script("sqlite", "install", store_id))
-        if re.search(rf"CREATE TABLE IF NOT EXISTS {re.escape(table)} \(", s, re.IGNORECASE)
+        if re.match(rf"(\s*--[^\n]*\n)*\s*{start}", s, re.IGNORECASE)
     )
-    staging = f"{prefix}memory_v4"
+
+
+def _replace_table(conn: sqlite3.Connection, store_id: str, table: str) -> None:
+    """Rename ``table`` to ``<table>_old`` (its indexes go with it) and make it
+    again, empty, by install.sql's statement."""
+    conn.execute(f'DROP TABLE IF EXISTS "{table}_old"')
+    conn.execute(f'ALTER TABLE "{table}" RENAME TO "{table}_old"')
+    conn.execute(_install_statement(store_id, rf"CREATE TABLE IF NOT EXISTS {re.escape(table)} \("))
+
+
+def _create_staging(conn: sqlite3.Connection, store_id: str, table: str, staging: str) -> None:
+    """Make an empty table ``staging`` shaped like install.sql's ``table``."""
+    create = _install_statement(store_id, rf"CREATE TABLE IF NOT EXISTS {re.escape(table)} \(")
+    conn.execute(f'DROP TABLE IF EXISTS "{staging}"')
+    conn.execute(re.sub(re.escape(table), staging, create, count=1, flags=re.IGNORECASE))
+
+
+def _drop_triggers(conn: sqlite3.Connection, prefix: str) -> None:
+    """Drop every trigger of the store (install.sql makes them again)."""
     for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'trigger' AND lower(name) LIKE ? ESCAPE '!'",
         (prefix.replace("_", "!_") + "%",),
     ).fetchall():
         conn.execute(f'DROP TRIGGER "{name}"')
-    conn.execute(f'DROP TABLE IF EXISTS "{staging}"')
-    conn.execute(re.sub(re.escape(table), staging, create, count=1, flags=re.IGNORECASE))
-    columns = ", ".join(sorted(_columns(conn, table)))
-    conn.execute(f'INSERT INTO "{staging}" ({columns}) SELECT {columns} FROM "{table}"')
-    conn.execute(f'DROP TABLE "{table}"')
-    conn.execute(f'ALTER TABLE "{staging}" RENAME TO "{table}"')
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:

@@ -56,8 +56,10 @@ WHERE root_no = :root_no AND depth = :depth
 -- The kept tree of every root (trim-traversal-root has cut it to
 -- max_linked_results), in rank order: root id, depth, link created_at,
 -- relation_id. Nodes are numbers here: select-linked-nodes gives their ids,
--- select-linked-links the link rows, each once however many trees share it.
-SELECT k.root_no, k.node_no, k.parent_no, k.depth, k.link_created_at, k.relation_id
+-- select-linked-links the link rows (their relation_id and created_at
+-- included), each once however many trees share it. The last column is the key
+-- of the tree row's link in select-linked-links (here its relation_id).
+SELECT k.root_no, k.node_no, k.parent_no, k.depth, k.relation_id
 FROM graphmem_reached k
 JOIN graphmem_node r ON r.node_no = k.root_no
 WHERE k.depth > 0
@@ -70,8 +72,8 @@ FROM graphmem_node n
 WHERE n.node_no IN (SELECT k.node_no FROM graphmem_reached k);
 
 -- name: select-linked-links
--- Each link of the kept trees once, as stored.
-SELECT l.relation_id, l.source_id, l.target_id, l.relation_type,
+-- Each link of the kept trees once, as stored, after its key (its relation_id).
+SELECT l.relation_id AS link_key, l.relation_id, l.source_id, l.target_id, l.relation_type,
        l.opposite_relation_type, l.relation_timestamp, l.metadata, l.created_at
 FROM graphmem_link l
 WHERE l.relation_id IN (SELECT k.relation_id FROM graphmem_reached k WHERE k.depth > 0);

@@ -144,80 +144,49 @@ WHERE c.pick = 1;
 -- to this one; a later link has :quota new nodes ranked before it (the argument
 -- of expand-level above). :quota is the largest remaining quota of the open roots
 -- (reading more than a root needs is harmless). A node with fewer links below its
--- bound, or fewer such neighbours, keeps its bound (COALESCE; NULL: no bound, all
--- its links are read). Two scalar subqueries instead of one row value, and
--- row-value inequalities: SQLite's (Oracle runs expand-level).
+-- bound, or fewer such neighbours, keeps its bound (the aggregate over no row
+-- gives NULL, and COALESCE the old bound; NULL: no bound, all its links are
+-- read). The link is searched once for both columns (a row value set from an
+-- aggregate over at most one row), and compared as a row value: SQLite's
+-- (Oracle runs expand-level).
 UPDATE graphmem_reached
-SET bound_created_at = COALESCE((
-        SELECT g.link_created_at
-        FROM GRAPH_TABLE (graphmem_graph
-            MATCH (p IS node) -[e IS adjacent]-> (n IS node)
-            WHERE (:user_id IS NULL OR n.user_id = :user_id)
-              AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-              AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-              AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-              AND (n.expires_at IS NULL OR n.expires_at > :now)
-            COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
-                     n.record_id AS node_id, e.relation_id AS relation_id,
-                     e.created_at AS link_created_at)
-        ) g
-        WHERE g.parent_no = graphmem_reached.node_no
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_reached r
-                WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no)
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_adjacency y
-                WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
-                  AND (y.created_at < g.link_created_at
-                       OR (y.created_at = g.link_created_at
-                           AND y.relation_id < g.relation_id)))
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_filter mf
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM graphmem_memory_meta x
-                    WHERE x.record_id = g.node_id
-                      AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
-          AND (g.link_created_at, g.relation_id)
-              <= (COALESCE(graphmem_reached.bound_created_at, '~'),
-                  COALESCE(graphmem_reached.bound_relation_id, '~'))
-        ORDER BY g.link_created_at, g.relation_id
-        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY),
-    bound_created_at),
-    bound_relation_id = COALESCE((
-        SELECT g.relation_id
-        FROM GRAPH_TABLE (graphmem_graph
-            MATCH (p IS node) -[e IS adjacent]-> (n IS node)
-            WHERE (:user_id IS NULL OR n.user_id = :user_id)
-              AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-              AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-              AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-              AND (n.expires_at IS NULL OR n.expires_at > :now)
-            COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
-                     n.record_id AS node_id, e.relation_id AS relation_id,
-                     e.created_at AS link_created_at)
-        ) g
-        WHERE g.parent_no = graphmem_reached.node_no
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_reached r
-                WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no)
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_adjacency y
-                WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
-                  AND (y.created_at < g.link_created_at
-                       OR (y.created_at = g.link_created_at
-                           AND y.relation_id < g.relation_id)))
-          AND NOT EXISTS (
-                SELECT 1 FROM graphmem_filter mf
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM graphmem_memory_meta x
-                    WHERE x.record_id = g.node_id
-                      AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
-          AND (g.link_created_at, g.relation_id)
-              <= (COALESCE(graphmem_reached.bound_created_at, '~'),
-                  COALESCE(graphmem_reached.bound_relation_id, '~'))
-        ORDER BY g.link_created_at, g.relation_id
-        OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY),
-    bound_relation_id)
+SET (bound_created_at, bound_relation_id) = (
+        SELECT COALESCE(MAX(b.link_created_at), graphmem_reached.bound_created_at),
+               COALESCE(MAX(b.relation_id), graphmem_reached.bound_relation_id)
+        FROM (
+            SELECT g.link_created_at, g.relation_id
+            FROM GRAPH_TABLE (graphmem_graph
+                MATCH (p IS node) -[e IS adjacent]-> (n IS node)
+                WHERE (:user_id IS NULL OR n.user_id = :user_id)
+                  AND (:agent_id IS NULL OR n.agent_id = :agent_id)
+                  AND (:thread_id IS NULL OR n.thread_id = :thread_id)
+                  AND INSTR(:record_types, '"' || n.record_type || '"') > 0
+                  AND (n.expires_at IS NULL OR n.expires_at > :now)
+                COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
+                         n.record_id AS node_id, e.relation_id AS relation_id,
+                         e.created_at AS link_created_at)
+            ) g
+            WHERE g.parent_no = graphmem_reached.node_no
+              AND NOT EXISTS (
+                    SELECT 1 FROM graphmem_reached r
+                    WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no)
+              AND NOT EXISTS (
+                    SELECT 1 FROM graphmem_adjacency y
+                    WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
+                      AND (y.created_at < g.link_created_at
+                           OR (y.created_at = g.link_created_at
+                               AND y.relation_id < g.relation_id)))
+              AND NOT EXISTS (
+                    SELECT 1 FROM graphmem_filter mf
+                    WHERE NOT EXISTS (
+                        SELECT 1 FROM graphmem_memory_meta x
+                        WHERE x.record_id = g.node_id
+                          AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
+              AND (g.link_created_at, g.relation_id)
+                  <= (COALESCE(graphmem_reached.bound_created_at, '~'),
+                      COALESCE(graphmem_reached.bound_relation_id, '~'))
+            ORDER BY g.link_created_at, g.relation_id
+            OFFSET :quota - 1 ROWS FETCH NEXT 1 ROWS ONLY) b)
 WHERE depth = :depth - 1
   AND root_no IN (SELECT o.root_no FROM graphmem_roots o WHERE o.open = 1)
   AND EXISTS (
@@ -238,13 +207,14 @@ WHERE depth = :depth - 1
 -- wrapper (expand-level-keep, sql/sqlite/traverse.sql) keeps the minimum (link
 -- created_at, relation_id) per root and neighbour with an upsert, so no window
 -- sort is needed and the result does not depend on the order rows arrive in.
+-- link_no (the link's number) rides along for reading the link rows back.
 -- The bound is one row-value comparison on the adjacency key, so that SQLite
 -- reads exactly that key range (a hub whose links share one created_at would
 -- otherwise be read whole); no bound is ('~', '~'), above every stored time ('~'
 -- sorts after the digits of the time text). Row-value inequalities are SQLite's
 -- (Oracle compares row values only for equality): this statement and
 -- bound-level serve the embedded store, Oracle runs expand-level.
-SELECT f.root_no, g.node_no, g.parent_no, g.relation_id, g.link_created_at
+SELECT f.root_no, g.node_no, g.parent_no, g.relation_id, g.link_created_at, g.link_no
 FROM graphmem_reached f
 JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
 JOIN GRAPH_TABLE (graphmem_graph
@@ -255,7 +225,8 @@ JOIN GRAPH_TABLE (graphmem_graph
       AND INSTR(:record_types, '"' || n.record_type || '"') > 0
       AND (n.expires_at IS NULL OR n.expires_at > :now)
     COLUMNS (p.node_no AS parent_no, n.node_no AS node_no, n.record_id AS node_id,
-             e.relation_id AS relation_id, e.created_at AS link_created_at)
+             e.relation_id AS relation_id, e.created_at AS link_created_at,
+             e.link_no AS link_no)
 ) g ON g.parent_no = f.node_no
    AND (g.link_created_at, g.relation_id)
        <= (COALESCE(f.bound_created_at, '~'), COALESCE(f.bound_relation_id, '~'))

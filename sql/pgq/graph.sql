@@ -10,8 +10,9 @@
 -- memory_link) from source_id to target_id. The traversal's view of the same
 -- graph: vertex table graphmem_node (label node: a memory's number and search
 -- filter columns) and edge table graphmem_adjacency (label adjacent: each link
--- once from each end, node_no to other_no, kept by triggers). OR REPLACE: a
--- store made before version 5 gets the new element tables when install.sql runs again.
+-- once from each end, node_no to other_no, kept by triggers; link_no, since
+-- version 8, is the link's number in graphmem_link). OR REPLACE: a store made
+-- before version 5 gets the new element tables when install.sql runs again.
 CREATE OR REPLACE PROPERTY GRAPH graphmem_graph
     VERTEX TABLES (
         graphmem_memory AS memory
@@ -38,5 +39,5 @@ CREATE OR REPLACE PROPERTY GRAPH graphmem_graph
             SOURCE KEY (node_no) REFERENCES node (node_no)
             DESTINATION KEY (other_no) REFERENCES node (node_no)
             LABEL adjacent
-            PROPERTIES (node_no, other_no, created_at, relation_id)
+            PROPERTIES (node_no, other_no, created_at, relation_id, link_no)
     );

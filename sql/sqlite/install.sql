@@ -97,8 +97,10 @@ CREATE TABLE IF NOT EXISTS graphmem_memory_meta (
 CREATE INDEX IF NOT EXISTS graphmem_memory_meta_value_ix
     ON graphmem_memory_meta (meta_key, meta_value);
 
+-- link_no and the unique indexes: schema version 8 (see its block at the end).
 CREATE TABLE IF NOT EXISTS graphmem_link (
-    relation_id            TEXT PRIMARY KEY CHECK (length(relation_id) BETWEEN 1 AND 128),
+    link_no                INTEGER PRIMARY KEY,
+    relation_id            TEXT NOT NULL CHECK (length(relation_id) BETWEEN 1 AND 128),
     source_id              TEXT NOT NULL
                            REFERENCES graphmem_memory (record_id) ON DELETE CASCADE,
     target_id              TEXT NOT NULL
@@ -108,11 +110,11 @@ CREATE TABLE IF NOT EXISTS graphmem_link (
     relation_timestamp     TEXT,
     metadata               TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
     created_at             TEXT NOT NULL,
-    CHECK (source_id <> target_id),
-    UNIQUE (source_id, target_id, relation_type)
+    CHECK (source_id <> target_id)
 );
 
--- The unique key serves lookups by source; this one serves lookups by target
+-- The unique key on (source_id, target_id, relation_type) serves lookups by
+-- source (version 8 block at the end); this one serves lookups by target
 -- (traversal towards sources, and the validity recompute).
 CREATE INDEX IF NOT EXISTS graphmem_link_target_ix ON graphmem_link (target_id, relation_type);
 
@@ -443,11 +445,13 @@ CREATE TABLE IF NOT EXISTS graphmem_node (
     expires_at  TEXT
 );
 
+-- link_no: schema version 8 (see its block at the end).
 CREATE TABLE IF NOT EXISTS graphmem_adjacency (
     node_no     INTEGER NOT NULL,
     created_at  TEXT NOT NULL,
     relation_id TEXT NOT NULL,
     other_no    INTEGER NOT NULL,
+    link_no     INTEGER NOT NULL,
     PRIMARY KEY (node_no, created_at, relation_id)
 ) WITHOUT ROWID;
 
@@ -552,30 +556,36 @@ BEGIN
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
 END;
 
--- Fill the node numbers and the adjacency of a store made before version 5 (on
--- an up-to-date store these find nothing to add).
+-- Fill the node numbers and the adjacency of a store made before version 5. Each
+-- table is filled only while it is empty (the triggers keep it complete after
+-- that): the one-row table `unfilled`, first in the join, holds no row on an
+-- up-to-date store, so that an upgrade of a larger store skips the scans.
 INSERT INTO graphmem_node (record_id, record_type, user_id, agent_id, thread_id, expires_at)
 SELECT m.record_id, m.record_type, m.user_id, m.agent_id, m.thread_id, m.expires_at
-FROM graphmem_memory m
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_node)) AS unfilled
+CROSS JOIN graphmem_memory m
 WHERE NOT EXISTS (SELECT 1 FROM graphmem_node n WHERE n.record_id = m.record_id)
 ORDER BY m.rowid;
 
-INSERT INTO graphmem_adjacency (node_no, created_at, relation_id, other_no)
-SELECT s.node_no, l.created_at, l.relation_id, t.node_no
-FROM graphmem_link l
+INSERT INTO graphmem_adjacency (node_no, created_at, relation_id, other_no, link_no)
+SELECT s.node_no, l.created_at, l.relation_id, t.node_no, l.link_no
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)) AS unfilled
+CROSS JOIN graphmem_link l
 JOIN graphmem_node s ON s.record_id = l.source_id
 JOIN graphmem_node t ON t.record_id = l.target_id
 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
                   WHERE a.node_no = s.node_no AND a.created_at = l.created_at
                     AND a.relation_id = l.relation_id)
 UNION ALL
-SELECT t.node_no, l.created_at, l.relation_id, s.node_no
-FROM graphmem_link l
+SELECT t.node_no, l.created_at, l.relation_id, s.node_no, l.link_no
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)) AS unfilled
+CROSS JOIN graphmem_link l
 JOIN graphmem_node s ON s.record_id = l.source_id
 JOIN graphmem_node t ON t.record_id = l.target_id
 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
                   WHERE a.node_no = t.node_no AND a.created_at = l.created_at
-                    AND a.relation_id = l.relation_id);
+                    AND a.relation_id = l.relation_id)
+ORDER BY 1, 2, 3;
 -- End of schema version 5, traversal adjacency.
 -- ---------------------------------------------------------------------------
 
@@ -778,7 +788,7 @@ END;
 -- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '7')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '8')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------
@@ -1076,4 +1086,114 @@ BEGIN
       AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
 END;
 -- End of schema version 7, link write triggers.
+-- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
+-- Schema version 8, traversal link numbers: graphmem_link numbers its links
+-- (link_no, an INTEGER PRIMARY KEY: an alias of the rowid, which VACUUM keeps),
+-- and every adjacency row carries the number of its link, so the traversal reads
+-- a kept link back with one search of the link table's b-tree instead of two
+-- (the relation_id key index, then the table). Both columns are in the CREATE
+-- TABLE statements above; the link table's two unique keys are the indexes
+-- below (relation_id was the table's primary key before), made after the rows
+-- are in place, so that an upgrade builds them by one sort each.
+--
+-- SQLite cannot add a primary key to a table: on a store made before version 8,
+-- graphmem.stores.sqlite_schema copies graphmem_link into a table of the new
+-- shape in rowid order (each link keeps its rowid as its number) and the
+-- adjacency rows into one with the link_no column, in their key order (each
+-- row's number found through its relation_id), before this script runs; the
+-- script then makes the indexes and triggers again. A store made before version
+-- 5 gets its adjacency from the version 5 statements above, link_no included.
+CREATE UNIQUE INDEX IF NOT EXISTS graphmem_link_id_ux ON graphmem_link (relation_id);
+
+CREATE UNIQUE INDEX IF NOT EXISTS graphmem_link_ends_ux
+    ON graphmem_link (source_id, target_id, relation_type);
+
+-- The adjacency triggers of versions 5-7 again, each writing its rows' link_no
+-- (graphmem_adjacency_au also fires when a DBA changes a link's number).
+-- graphmem_link_replaced_ai drops a noted row only when no link of that
+-- relation_id and created_at has the row's node as an end (before, when the
+-- noted link's ends had changed: a note that an ignored insert left behind
+-- dropped the row of a link moved since then at its end that stayed).
+DROP TRIGGER IF EXISTS graphmem_adjacency_au;
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_au
+AFTER UPDATE OF relation_id, source_id, target_id, created_at, link_no ON graphmem_link
+BEGIN
+    DELETE FROM graphmem_adjacency
+    WHERE node_no = (SELECT n.node_no FROM graphmem_node n WHERE n.record_id = OLD.source_id)
+      AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
+    DELETE FROM graphmem_adjacency
+    WHERE node_no = (SELECT n.node_no FROM graphmem_node n WHERE n.record_id = OLD.target_id)
+      AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
+                                               link_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
+                                               link_no)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+
+DROP TRIGGER IF EXISTS graphmem_adjacency_ai;
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
+AFTER INSERT ON graphmem_link
+BEGIN
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
+                                               link_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
+                                               link_no)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_replaced_ai;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replaced_ai
+AFTER INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_adjacency_recheck)
+  OR EXISTS (SELECT 1 FROM graphmem_link_recheck)
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck WHERE target_id IS NOT NULL;
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
+                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
+      AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency_recheck d
+        WHERE d.relation_id = graphmem_adjacency.relation_id
+          AND d.created_at = graphmem_adjacency.created_at
+          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_link l
+                JOIN graphmem_node s ON s.record_id = l.source_id
+                JOIN graphmem_node t ON t.record_id = l.target_id
+                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
+                  AND (s.node_no = graphmem_adjacency.node_no
+                       OR t.node_no = graphmem_adjacency.node_no)));
+    DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
+                                               link_no)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+    INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
+                                               link_no)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no
+    FROM graphmem_node s, graphmem_node t
+    WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
+END;
+-- End of schema version 8, traversal link numbers.
 -- ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
     parent_no       INTEGER,
     relation_id     TEXT,
     link_created_at TEXT,
+    link_no         INTEGER,
     -- A frontier node with many links reads them only up to this one (bound-level).
     bound_created_at  TEXT,
     bound_relation_id TEXT,
@@ -31,6 +32,7 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_level (
     parent_no       INTEGER NOT NULL,
     relation_id     TEXT NOT NULL,
     link_created_at TEXT NOT NULL,
+    link_no         INTEGER NOT NULL,
     PRIMARY KEY (root_no, node_no)
 ) WITHOUT ROWID;
 

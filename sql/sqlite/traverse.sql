@@ -47,19 +47,18 @@ DELETE FROM temp.graphmem_level;
 -- A capped level's first pass reads only the first :probe links of each frontier
 -- node of the root :root_no: the bound of such a node is its :probe-th link in key
 -- order (NULL, no bound, when it has fewer). :probe = 0 leaves the root out of the
--- first pass (the bound ('', '') is below every link). expand-level-keep then keeps
--- those candidates, and bound-level-root bounds each root by them (see there).
+-- first pass (the bound ('', '') is below every link). The link is searched once
+-- for both columns (an aggregate over at most one row: NULLs when there is none).
+-- expand-level-keep then keeps those candidates, and bound-level-root bounds each
+-- root by them (see there).
 UPDATE temp.graphmem_reached
-SET bound_created_at = CASE WHEN :probe = 0 THEN '' ELSE (
-        SELECT d.created_at FROM graphmem_adjacency d
-        WHERE d.node_no = temp.graphmem_reached.node_no
-        ORDER BY d.created_at, d.relation_id
-        LIMIT 1 OFFSET :probe - 1) END,
-    bound_relation_id = CASE WHEN :probe = 0 THEN '' ELSE (
-        SELECT d.relation_id FROM graphmem_adjacency d
-        WHERE d.node_no = temp.graphmem_reached.node_no
-        ORDER BY d.created_at, d.relation_id
-        LIMIT 1 OFFSET :probe - 1) END
+SET (bound_created_at, bound_relation_id) = (
+        SELECT COALESCE(MAX(d.created_at), CASE WHEN :probe = 0 THEN '' END),
+               COALESCE(MAX(d.relation_id), CASE WHEN :probe = 0 THEN '' END)
+        FROM (SELECT a.created_at, a.relation_id FROM graphmem_adjacency a
+              WHERE a.node_no = temp.graphmem_reached.node_no AND :probe > 0
+              ORDER BY a.created_at, a.relation_id
+              LIMIT 1 OFFSET :probe - 1) d)
 WHERE root_no = :root_no AND depth = :depth - 1;
 
 -- name: bound-level-root
@@ -91,13 +90,14 @@ WHERE root_no = :root_no AND depth = :depth - 1;
 -- decides. WHERE true: SQLite needs it before ON CONFLICT after a SELECT with
 -- joins. Oracle's MERGE cannot update one row twice in a statement, so Oracle
 -- keeps expand-level (ROW_NUMBER) instead.
-INSERT INTO temp.graphmem_level (root_no, node_no, parent_no, relation_id, link_created_at)
-SELECT c.root_no, c.node_no, c.parent_no, c.relation_id, c.link_created_at
+INSERT INTO temp.graphmem_level (root_no, node_no, parent_no, relation_id, link_created_at,
+                                  link_no)
+SELECT c.root_no, c.node_no, c.parent_no, c.relation_id, c.link_created_at, c.link_no
 FROM level_candidates c
 WHERE true
 ON CONFLICT (root_no, node_no) DO UPDATE
 SET parent_no = excluded.parent_no, relation_id = excluded.relation_id,
-    link_created_at = excluded.link_created_at
+    link_created_at = excluded.link_created_at, link_no = excluded.link_no
 WHERE (excluded.link_created_at, excluded.relation_id)
       < (graphmem_level.link_created_at, graphmem_level.relation_id);
 
@@ -120,19 +120,21 @@ WHERE root_no = :root_no
 
 -- name: move-level
 -- The kept nodes of the level join the tree at :depth (and become the frontier).
-INSERT INTO temp.graphmem_reached (root_no, node_no, depth, parent_no, relation_id, link_created_at)
-SELECT l.root_no, l.node_no, :depth, l.parent_no, l.relation_id, l.link_created_at
+INSERT INTO temp.graphmem_reached (root_no, node_no, depth, parent_no, relation_id,
+                                    link_created_at, link_no)
+SELECT l.root_no, l.node_no, :depth, l.parent_no, l.relation_id, l.link_created_at, l.link_no
 FROM temp.graphmem_level l;
 
 -- name: select-linked-context
 -- The kept tree of every root (cut to max_linked_results), in rank order per
 -- root: depth, link created_at, relation_id (two nodes of one root's level never
--- share a parent link, so record_id never decides). Nodes are numbers here: the
--- store orders the roots by id itself (a join with graphmem_node to sort by
--- record_id let the planner walk the whole node index), select-linked-nodes
--- gives the ids, select-linked-links the link rows, each once however many
--- trees share it.
-SELECT k.root_no, k.node_no, k.parent_no, k.depth, k.link_created_at, k.relation_id
+-- share a parent link, so record_id never decides). Nodes and links are numbers
+-- here: the store orders the roots by id itself (a join with graphmem_node to
+-- sort by record_id let the planner walk the whole node index),
+-- select-linked-nodes gives the ids, select-linked-links the link rows (their
+-- relation_id and created_at included), each once however many trees share it.
+-- The last column is the key of the tree row's link in select-linked-links.
+SELECT k.root_no, k.node_no, k.parent_no, k.depth, k.link_no
 FROM temp.graphmem_reached k
 WHERE k.depth > 0
 ORDER BY k.root_no, k.depth, k.link_created_at, k.relation_id;
@@ -144,8 +146,10 @@ FROM graphmem_node n
 WHERE n.node_no IN (SELECT k.node_no FROM temp.graphmem_reached k);
 
 -- name: select-linked-links
--- Each link of the kept trees once, as stored.
-SELECT l.relation_id, l.source_id, l.target_id, l.relation_type,
+-- Each link of the kept trees once, as stored, after its key (its number: one
+-- search of the link table's rowid b-tree, where the text relation_id took two,
+-- the key index and then the table).
+SELECT l.link_no, l.relation_id, l.source_id, l.target_id, l.relation_type,
        l.opposite_relation_type, l.relation_timestamp, l.metadata, l.created_at
 FROM graphmem_link l
-WHERE l.relation_id IN (SELECT k.relation_id FROM temp.graphmem_reached k WHERE k.depth > 0);
+WHERE l.link_no IN (SELECT k.link_no FROM temp.graphmem_reached k WHERE k.depth > 0);

@@ -287,9 +287,10 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-memory-embedding": [(array("f", [1.0, 0.0]),)],
         "select-nearest": [("m1", array("f", [1.0, 0.0]))],
         "count-level": [(1, 1)],
-        "select-linked-context": [(1, 2, 1, 1, T0, LINK_ROW[0])],
+        # the tree rows end with their link's key, the link rows start with it
+        "select-linked-context": [(1, 2, 1, 1, LINK_ROW[0])],
         "select-linked-nodes": [(1, "m1", LINK_ROW[2]), (2, "m2", LINK_ROW[4])],
-        "select-linked-links": [(*LINK_ROW[:2], LINK_ROW[3], *LINK_ROW[5:])],
+        "select-linked-links": [(LINK_ROW[0], *LINK_ROW[:2], LINK_ROW[3], *LINK_ROW[5:])],
         "get-links": [LINK_ROW],
         "list-links": [LINK_ROW],
         "list-links-of-record": [LINK_ROW],
@@ -862,9 +863,11 @@ def test_split_script_keeps_plsql_units_whole() -> None:
     units = [s for s in _script("install") if _is_plsql(s)]
     # The anonymous block that adds the message columns to stores from before them.
     # The anonymous block that drops the text-keyed work tables of stores before version 5.
+    # The anonymous block that numbers the links of stores before version 8.
     upgrade = [u for u in units if u.startswith("BEGIN")]
-    assert len(upgrade) == 2 and all(u.endswith("END;") for u in upgrade)
+    assert len(upgrade) == 3 and all(u.endswith("END;") for u in upgrade)
     assert "MESSAGE_ROLE" in upgrade[0] and "ROOT_ID" in upgrade[1]
+    assert "LINK_NO" in upgrade[2] and "MODIFY (link_no NOT NULL)" in upgrade[2]
     triggers = [u for u in units if not u.startswith("BEGIN")]
     assert [u.split()[4] for u in triggers] == [
         "GRAPHMEM_LINK_VALIDITY",

@@ -1,8 +1,8 @@
 """The traversal's node numbers and adjacency rows follow every kind of DML on the
 memory and link tables, a DBA's included (the triggers of install.sql, schema
 version 5): after each statement, graphmem_adjacency holds exactly two rows per
-link (one from each end, keyed by the ends' node numbers) and graphmem_node one
-row per memory with its filter columns."""
+link (one from each end, keyed by the ends' node numbers, with the link's number
+since version 8) and graphmem_node one row per memory with its filter columns."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ def _expected(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
     )
     number = dict(conn.execute("SELECT record_id, node_no FROM graphmem_node"))
     rows = set()
-    for rel, src, tgt, created in conn.execute(
-        "SELECT relation_id, source_id, target_id, created_at FROM graphmem_link"
+    for rel, src, tgt, created, link_no in conn.execute(
+        "SELECT relation_id, source_id, target_id, created_at, link_no FROM graphmem_link"
     ):
-        rows.add((number[src], created, rel, number[tgt]))
-        rows.add((number[tgt], created, rel, number[src]))
+        rows.add((number[src], created, rel, number[tgt], link_no))
+        rows.add((number[tgt], created, rel, number[src], link_no))
     return nodes, rows
 
 
@@ -45,7 +45,9 @@ def _actual(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
         )
     )
     rows = set(
-        conn.execute("SELECT node_no, created_at, relation_id, other_no FROM graphmem_adjacency")
+        conn.execute(
+            "SELECT node_no, created_at, relation_id, other_no, link_no FROM graphmem_adjacency"
+        )
     )
     return nodes, rows
 
@@ -67,6 +69,7 @@ _DML = st.one_of(
     st.tuples(st.just("retime-link"), _REL, _SEC),
     st.tuples(st.just("move-link"), _REL, _ID),
     st.tuples(st.just("rename-link"), _REL, _REL),
+    st.tuples(st.just("renumber-link"), _REL, st.integers(1, 6)),
 )
 
 
@@ -108,6 +111,10 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
             "UPDATE graphmem_link SET relation_id = ? WHERE relation_id = ?",
             args[::-1],
         ),
+        "renumber-link": lambda: (
+            "UPDATE graphmem_link SET link_no = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
     }
     sql, binds = statements[kind]()
     # refused by a constraint or a trigger: the statement changed nothing
@@ -127,6 +134,29 @@ def test_adjacency_follows_any_dml(tmp_path_factory, foreign_keys: bool, ops: li
         for record_id in IDS:  # so that most link statements find both ends
             _apply(conn, ("insert-memory", record_id, "fact"))
         for op in ops:
+            _apply(conn, op)
+            assert _actual(conn) == _expected(conn), op
+    finally:
+        conn.close()
+
+
+def test_stale_replace_note_keeps_a_moved_links_rows(tmp_path: Path) -> None:
+    """An ignored insert (INSERT OR IGNORE that meets r2's ends and type) leaves its
+    note on r2 behind; r2 then moves to another target. The next insert consumes the
+    note and must drop only the rows that no current link explains: r2's row at its
+    source is still its own."""
+    path = tmp_path / "m.db"
+    GraphMemory(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for record_id in IDS:
+            _apply(conn, ("insert-memory", record_id, "fact"))
+        for op in [
+            ("insert-link", "r2", "a", "b", "supports", 0),
+            ("ignore-link", "r1", "a", "b", "supports", 0),
+            ("move-link", "r2", "c"),
+            ("insert-link", "r1", "a", "b", "supports", 0),
+        ]:
             _apply(conn, op)
             assert _actual(conn) == _expected(conn), op
     finally:
