@@ -15,7 +15,11 @@ ops/s (1000 / median), calls/s (calls over their summed time, so the automatic
 WAL checkpoints that run inside some commits count) and the ratio of the largest
 size's median to the smallest's: about 1 when the recompute touches only the
 link's endpoints; a last line gives the calls/s of all four operations
-together. ``--store-dir`` keeps the built stores and measures on copies, so two
+together, and the share of all time spent in calls that took over 4x their
+operation's median (mostly the commits that ran an automatic WAL checkpoint).
+``--wal-autocheckpoint PAGES`` sets the handle's checkpoint interval (SQLite's
+default: 1000 pages; 0: none, the WAL only grows) to see what checkpoints cost.
+``--store-dir`` keeps the built stores and measures on copies, so two
 versions of graphmem can be measured back to back on the same files; the WAL is
 emptied after the store is opened (an upgrade on open writes pages), so every
 run meets its automatic checkpoints at the same calls.
@@ -108,11 +112,16 @@ def _empty_wal(path: Path) -> None:
         conn.close()
 
 
-def measure(path: Path, n: int, ops: int, seed: int) -> dict[str, list[float]]:
+def measure(
+    path: Path, n: int, ops: int, seed: int, checkpoint: int | None = None
+) -> dict[str, list[float]]:
     rng = random.Random(seed)
     samples: dict[str, list[float]] = {op: [] for op in OPS}
     with GraphMemory(path, embedder=TinyEmbedder()) as memory:
         _empty_wal(path)
+        if checkpoint is not None:  # the handle's own connection (no public setting)
+            conn = memory._store._conn  # type: ignore[attr-defined]
+            conn.execute(f"PRAGMA wal_autocheckpoint = {int(checkpoint)}")
         for _ in range(ops):
             a = rng.randrange(n)
             b = (a + rng.randrange(20, n // 2)) % n  # never linked by build()
@@ -135,6 +144,13 @@ def measure(path: Path, n: int, ops: int, seed: int) -> dict[str, list[float]]:
             _timed(samples["delete"], lambda rid=rid: memory.delete_record_link(rid))
             assert memory.get_memory(sb).status == "valid"
     return samples
+
+
+def _slow_share(samples: dict[str, list[float]]) -> float:
+    """The share of all the calls' time spent in calls over 4x their operation's
+    median (the commits that ran an automatic checkpoint, mostly)."""
+    slow = sum(t for times in samples.values() for t in times if t > 4 * statistics.median(times))
+    return slow / sum(map(sum, samples.values()))
 
 
 def _store_copy(store_dir: Path, tmp: Path, n: int) -> tuple[Path, float]:
@@ -172,6 +188,8 @@ def _report(results: dict[str, Any], sizes: list[int]) -> None:
         f"N={n:,}: {results['sizes'][str(n)]['all_calls_per_s']:,.0f}" for n in sizes
     )
     print(f"\nall four operations together, calls/s: {overall}")
+    slow = ", ".join(f"N={n:,}: {results['sizes'][str(n)]['slow_share']:.0%}" for n in sizes)
+    print(f"time in calls over 4x their operation's median: {slow}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="keep the built stores here and measure on copies of them (built when missing)",
     )
+    parser.add_argument(
+        "--wal-autocheckpoint",
+        type=int,
+        default=None,
+        help="the handle's WAL checkpoint interval in pages (default: SQLite's, 1000; 0: none)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     results: dict[str, Any] = {
@@ -194,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
         },
         "ops": args.ops,
+        "wal_autocheckpoint": args.wal_autocheckpoint,
         "sizes": {},
     }
     RESULTS.parent.mkdir(exist_ok=True)
@@ -203,13 +228,14 @@ def main(argv: list[str] | None = None) -> int:
         store_dir.mkdir(parents=True, exist_ok=True)
         for n in sizes:
             path, build_s = _store_copy(store_dir, tmp, n)
-            samples = measure(path, n, args.ops, args.seed)
+            samples = measure(path, n, args.ops, args.seed, args.wal_autocheckpoint)
             results["sizes"][str(n)] = {
                 "build_s": build_s,
                 "median_ms": {op: statistics.median(v) * 1000 for op, v in samples.items()},
                 "calls_per_s": {op: len(v) / sum(v) for op, v in samples.items()},
                 "all_calls_per_s": sum(map(len, samples.values()))
                 / sum(map(sum, samples.values())),
+                "slow_share": _slow_share(samples),
             }
             print(f"N={n:>9,}: store built in {build_s:.1f} s (0: kept)", file=sys.stderr)
     print(f"\nper operation, {args.ops} calls each, one process: median ms/op, 1000 / median,")
