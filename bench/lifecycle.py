@@ -149,7 +149,10 @@ def measure(
 def _slow_share(samples: dict[str, list[float]]) -> float:
     """The share of all the calls' time spent in calls over 4x their operation's
     median (the commits that ran an automatic checkpoint, mostly)."""
-    slow = sum(t for times in samples.values() for t in times if t > 4 * statistics.median(times))
+    slow = 0.0
+    for times in samples.values():
+        limit = 4 * statistics.median(times)
+        slow += sum(t for t in times if t > limit)
     return slow / sum(map(sum, samples.values()))
 
 

@@ -81,7 +81,7 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
     """Create or upgrade the store's objects in one transaction (a failure leaves none)."""
     # PRAGMA foreign_keys is a no-op inside a transaction: set it before BEGIN.
     rebuild = _needs_rebuild(conn, store_id) or _needs_link_numbers(conn, store_id)
-    cache = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    cache = int(conn.execute("PRAGMA cache_size").fetchone()[0]) if rebuild else 0
     if rebuild:
         conn.execute("PRAGMA foreign_keys = OFF")
         # rebuilding reads and writes whole tables and sorts their keys: keep the
@@ -124,7 +124,11 @@ def _needs_rebuild(conn: sqlite3.Connection, store_id: str) -> bool:
 
 
 def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
-    """Give the memory table the version-4 shape, keeping every row (see the module doc)."""
+    """Give the memory table the version-4 shape, keeping every row (see the module doc).
+
+    The new table is made beside it and renamed into place, not the old one renamed
+    out of the way as :func:`_replace_table` does: other tables' foreign keys name
+    the memory table, and SQLite's rename would point them at the old one."""
     prefix = object_prefix(store_id)
     table, staging = f"{prefix}memory", f"{prefix}memory_v4"
     _drop_triggers(conn, prefix)
