@@ -11,7 +11,7 @@ from graphmem.models import MemoryRecord, RecordRelation, SearchResult
 __all__ = ["LinkedNode", "assemble_results"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LinkedNode:
     """One kept node of a root's tree: the tie-rule entry and its stored link."""
 

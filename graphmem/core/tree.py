@@ -29,7 +29,7 @@ class Neighbor:
     other: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TreeEntry:
     """A reached memory with the parent link the tie rule chose."""
 

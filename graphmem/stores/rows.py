@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -15,6 +15,7 @@ __all__ = [
     "message_from_row",
     "profile_from_row",
     "relation_from_row",
+    "relations_by_key",
     "thread_from_row",
 ]
 
@@ -41,6 +42,7 @@ def _json(value: Any) -> dict[str, Any]:
 _RELATION_FIELDS = tuple(RecordRelation.model_fields)
 _RELATION_FIELD_SET = frozenset(_RELATION_FIELDS)
 _set_attr = object.__setattr__
+_new = object.__new__
 _RELATION_PLAIN = (
     _RELATION_FIELDS
     == (
@@ -92,6 +94,46 @@ def relation_from_row(row: Sequence[Any]) -> RecordRelation:
     _set_attr(relation, "__pydantic_extra__", None)
     _set_attr(relation, "__pydantic_private__", None)
     return relation
+
+
+def relations_by_key(
+    links: Iterable[Sequence[Any]], types: Mapping[str, str]
+) -> dict[Any, tuple[Any, RecordRelation]]:
+    """The link rows of a traversal's read-back as ``{key: (created_at as stored,
+    relation)}``. Columns: key, relation_id, source id, target id, relation type,
+    opposite, timestamp, metadata, created_at; the endpoints' types from ``types``.
+
+    As :func:`relation_from_row` row by row, without its intermediate row and calls
+    (it runs once per distinct link of every search)."""
+    if not _RELATION_PLAIN:
+        return {
+            r[0]: (r[8], relation_from_row((r[1], r[2], types[r[2]], r[3], types[r[3]], *r[4:])))
+            for r in links
+        }
+    out: dict[Any, tuple[Any, RecordRelation]] = {}
+    for key, relation_id, source, target, kind, opposite, stamp, metadata, created in links:
+        relation = _new(RecordRelation)
+        _set_attr(
+            relation,
+            "__dict__",
+            {
+                "id": relation_id,
+                "source_record_id": source,
+                "source_record_type": types[source],
+                "target_record_id": target,
+                "target_record_type": types[target],
+                "relation_type": kind,
+                "opposite_relation_type": opposite,
+                "timestamp": None if stamp is None else _time(stamp),
+                "metadata": {} if metadata == "{}" else _json(metadata),
+                "created_at": _time(created),
+            },
+        )
+        _set_attr(relation, "__pydantic_fields_set__", set(_RELATION_FIELD_SET))
+        _set_attr(relation, "__pydantic_extra__", None)
+        _set_attr(relation, "__pydantic_private__", None)
+        out[key] = (created, relation)
+    return out
 
 
 def memory_from_row(

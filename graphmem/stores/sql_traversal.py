@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import fields
 from typing import Any
 
 from graphmem.core.assemble import LinkedNode
-from graphmem.core.tree import TreeEntry
 from graphmem.core.validation import SearchFilters
-from graphmem.models import RecordRelation
-from graphmem.stores.rows import relation_from_row
+from graphmem.stores.linked_rows import linked_nodes
 
 __all__ = ["SqlTraversal"]
 
@@ -24,6 +21,12 @@ class SqlTraversal:
     _level_upsert = False
     """Grow the trees with ``bound-level`` and ``expand-level-keep`` (an upsert into
     a level table, SQLite) instead of ``expand-level`` (window sorts, Oracle)."""
+
+    _numbered_read_back = False
+    """Read the nodes and links of the trees with ``select-numbered-nodes`` and
+    ``select-numbered-links``, given the numbers of the tree rows' nodes and links
+    as JSON arrays (SQLite), instead of ``select-linked-nodes`` and
+    ``select-linked-links``, which read them from the work table (Oracle)."""
 
     @abstractmethod
     def _run(self, name: str, **binds: Any) -> Any: ...
@@ -64,9 +67,24 @@ class SqlTraversal:
             else:
                 self._grow_trees(root_ids, binds, num_hops, max_linked_results)
             rows = self._run("select-linked-context").fetchall()
-            nodes = self._run("select-linked-nodes").fetchall()
-            links = self._run("select-linked-links").fetchall()
-        return _linked_nodes(rows, nodes, links)
+            if not self._numbered_read_back:
+                nodes = self._run("select-linked-nodes").fetchall()
+                links = self._run("select-linked-links").fetchall()
+            elif rows:
+                nodes, links = self._read_numbered(rows)
+            else:
+                return iter(())
+        return iter(linked_nodes(rows, nodes, links))
+
+    def _read_numbered(self, rows: Sequence[Sequence[Any]]) -> tuple[list[Any], list[Any]]:
+        """The node and link rows of the tree rows ``rows``, each number once (in
+        ascending order: the searches of the rowid b-trees then go forward)."""
+        node_nos = {r[1] for r in rows}
+        node_nos.update(r[2] for r in rows)
+        link_nos = {r[4] for r in rows}
+        nodes = self._run("select-numbered-nodes", node_nos=_json_numbers(node_nos)).fetchall()
+        links = self._run("select-numbered-links", link_nos=_json_numbers(link_nos)).fetchall()
+        return nodes, links
 
     def _grow_trees(
         self, root_ids: Sequence[str], binds: dict[str, Any], num_hops: int, cap: int | None
@@ -213,86 +231,6 @@ def _probe_links(quota: int, frontier: int) -> int:
     return need if need <= PROBE_MOST else 0
 
 
-def _linked_nodes(
-    rows: Sequence[Sequence[Any]],
-    nodes: Sequence[Sequence[Any]],
-    links: Sequence[Sequence[Any]],
-) -> Iterator[LinkedNode]:
-    """Assemble the tree rows (node numbers and a link key) with the nodes' ids and
-    the link rows (the key, then the link's columns).
-
-    A link shared by several roots' trees (a hub's) is converted once, and so is an
-    entry (node, parent link, depth) that several trees share; both are immutable.
-    The entry's relation_id and created_at are the link row's (the tree row's copy
-    of them is the same text).
-    """
-    ids = {int(n[0]): n[1] for n in nodes}
-    types = {n[1]: n[2] for n in nodes}
-    relations = {
-        r[0]: (
-            r[1],
-            r[8],
-            relation_from_row((r[1], r[2], types[r[2]], r[3], types[r[3]], *r[4:])),
-        )
-        for r in links
-    }
-    entries: dict[tuple[Any, ...], TreeEntry] = {}
-    for root_no, node_no, parent_no, depth, link_key in _by_root_id(rows, ids):
-        relation_id, created_at, relation = relations[link_key]
-        key = (node_no, link_key, depth)
-        entry = entries.get(key)
-        if entry is None:
-            entry = entries[key] = _tree_entry(
-                ids[node_no], ids[parent_no], relation_id, created_at, int(depth)
-            )
-        yield _linked_node(ids[root_no], entry, relation)
-
-
-_new = object.__new__
-_set_attr = object.__setattr__
-_PLAIN = (
-    tuple(f.name for f in fields(TreeEntry))
-    == ("node", "parent", "relation_id", "created_at", "depth")
-    and tuple(f.name for f in fields(LinkedNode)) == ("root_id", "entry", "relation")
-    and not any(
-        hasattr(c, "__post_init__") or hasattr(c, "__slots__") for c in (TreeEntry, LinkedNode)
-    )
-)
-"""TreeEntry and LinkedNode are plain frozen dataclasses with exactly these fields:
-an instance can be made by setting its ``__dict__`` at once, as their ``__init__``
-would field by field (the traversal makes one per returned row)."""
-
-
-def _tree_entry(node: str, parent: str, relation_id: str, created_at: Any, depth: int) -> TreeEntry:
-    if not _PLAIN:
-        return TreeEntry(node, parent, relation_id, created_at, depth)
-    entry = _new(TreeEntry)
-    _set_attr(
-        entry,
-        "__dict__",
-        {
-            "node": node,
-            "parent": parent,
-            "relation_id": relation_id,
-            "created_at": created_at,
-            "depth": depth,
-        },
-    )
-    return entry
-
-
-def _linked_node(root_id: str, entry: TreeEntry, relation: RecordRelation) -> LinkedNode:
-    if not _PLAIN:
-        return LinkedNode(root_id, entry, relation)
-    node = _new(LinkedNode)
-    _set_attr(node, "__dict__", {"root_id": root_id, "entry": entry, "relation": relation})
-    return node
-
-
-def _by_root_id(rows: Sequence[Sequence[Any]], ids: dict[int, str]) -> list[Sequence[Any]]:
-    """The tree rows with the roots in the order of their ids, each root's rows in
-    the order given (rank order): the statement orders roots by number."""
-    trees: dict[int, list[Sequence[Any]]] = {}
-    for row in rows:
-        trees.setdefault(int(row[0]), []).append(row)
-    return [row for root in sorted(trees, key=ids.__getitem__) for row in trees[root]]
+def _json_numbers(numbers: Iterable[int]) -> str:
+    """Integers as a JSON array, in ascending order."""
+    return "[" + ",".join(map(str, sorted(numbers))) + "]"

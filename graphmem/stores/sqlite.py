@@ -127,6 +127,7 @@ class SqliteStore(SqlStore):
 
     dialect = "sqlite"
     _level_upsert = True
+    _numbered_read_back = True
 
     def __init__(
         self,

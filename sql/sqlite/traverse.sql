@@ -10,7 +10,9 @@
 -- trim-level-root and close-traversal-root for roots that reach their cap,
 -- move-level and reset-traversal-level; it stops once every root holds
 -- max_linked_results nodes or a level reaches nothing. Then select-linked-context,
--- select-linked-nodes and select-linked-links read the trees back.
+-- select-numbered-nodes and select-numbered-links read the trees back (the last
+-- two given the node and link numbers of the first one's rows; Oracle's
+-- select-linked-nodes and select-linked-links read them from its work table).
 -- Each level expands only the nodes first reached at the previous level and
 -- anti-joins those already reached, so the cost follows the part of the graph
 -- reached; no path is ever enumerated.
@@ -131,25 +133,31 @@ FROM temp.graphmem_level l;
 -- share a parent link, so record_id never decides). Nodes and links are numbers
 -- here: the store orders the roots by id itself (a join with graphmem_node to
 -- sort by record_id let the planner walk the whole node index),
--- select-linked-nodes gives the ids, select-linked-links the link rows (their
+-- select-numbered-nodes gives the ids, select-numbered-links the link rows (their
 -- relation_id and created_at included), each once however many trees share it.
--- The last column is the key of the tree row's link in select-linked-links.
+-- The last column is the key of the tree row's link in select-numbered-links.
 SELECT k.root_no, k.node_no, k.parent_no, k.depth, k.link_no
 FROM temp.graphmem_reached k
 WHERE k.depth > 0
 ORDER BY k.root_no, k.depth, k.link_created_at, k.relation_id;
 
--- name: select-linked-nodes
--- The id and type of every node of the kept trees, roots included.
+-- name: select-numbered-nodes
+-- The id and type of every node of the kept trees, roots included: :node_nos is
+-- the JSON array of their numbers, each once, which the store takes from the rows
+-- of select-linked-context (the roots are the parents at depth 1). A join driven
+-- by the list, one search of the node table's rowid b-tree per number; the
+-- earlier IN (SELECT ... FROM graphmem_reached) first read the work table again
+-- through its depth index and built a temporary b-tree of the numbers.
 SELECT n.node_no, n.record_id, n.record_type
-FROM graphmem_node n
-WHERE n.node_no IN (SELECT k.node_no FROM temp.graphmem_reached k);
+FROM json_each(:node_nos) j
+CROSS JOIN graphmem_node n ON n.node_no = j.value;
 
--- name: select-linked-links
+-- name: select-numbered-links
 -- Each link of the kept trees once, as stored, after its key (its number: one
 -- search of the link table's rowid b-tree, where the text relation_id took two,
--- the key index and then the table).
+-- the key index and then the table). :link_nos is the JSON array of the tree
+-- rows' link numbers, each once (as select-numbered-nodes).
 SELECT l.link_no, l.relation_id, l.source_id, l.target_id, l.relation_type,
        l.opposite_relation_type, l.relation_timestamp, l.metadata, l.created_at
-FROM graphmem_link l
-WHERE l.link_no IN (SELECT k.link_no FROM temp.graphmem_reached k WHERE k.depth > 0);
+FROM json_each(:link_nos) j
+CROSS JOIN graphmem_link l ON l.link_no = j.value;

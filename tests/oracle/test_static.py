@@ -238,9 +238,13 @@ def test_statement_names_match_sqlite() -> None:
     # A SQLite link write reads its one link or its two endpoints by point lookups
     # (get-link, get-endpoint-types); Oracle uses the JSON-array forms for those.
     assert not SHARED & set(ORACLE)
-    assert set(ORACLE) - {"select-nearest", "count-level", "trim-traversal-root"} == set(
-        SQLITE
-    ) - SHARED - SQLITE_VECTOR_CACHE - {
+    assert set(ORACLE) - {
+        "select-nearest",
+        "count-level",
+        "trim-traversal-root",
+        "select-linked-nodes",
+        "select-linked-links",
+    } == set(SQLITE) - SHARED - SQLITE_VECTOR_CACHE - {
         "reset-traversal-level",
         "expand-level-keep",
         "count-level-nodes",
@@ -257,6 +261,8 @@ def test_statement_names_match_sqlite() -> None:
         "get-keyword-index-version",
         "get-link",
         "get-endpoint-types",
+        "select-numbered-nodes",
+        "select-numbered-links",
     }
     assert "select-nearest" in ORACLE and set(SQLITE) >= SQLITE_VECTOR_CACHE
 
