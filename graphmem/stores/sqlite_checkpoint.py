@@ -1,0 +1,148 @@
+"""WAL checkpoints of the embedded store, run off the writer's commit path.
+
+In WAL mode a commit appends the changed pages to the ``-wal`` file; a
+checkpoint copies them back into the database file and syncs both. SQLite's
+default runs it inside the commit that takes the WAL past 1,000 pages, so one
+call in about a hundred link writes pays for the pages of the hundred before it
+(at 1M memories, about half of all the time of sustained link writes:
+docs/performance.md, "Link lifecycle").
+
+Here a thread of the store, on a connection of its own, runs a passive
+checkpoint (``PRAGMA wal_checkpoint(PASSIVE)``: it neither waits for nor blocks
+readers and writers) after every :data:`WAKE_COMMITS` write transactions. A
+checkpoint copies the WAL's pages but cannot rewind the WAL: that happens at the
+start of a write transaction, and only when every page in the WAL has been
+copied, which a thread running alongside a busy writer rarely sees (the writer
+has committed more by the time it is done). So once the WAL holds
+:data:`REWIND_PAGES`, the thread catches up (checkpoints again, copying the
+pages committed meanwhile) and asks the writer to copy the last few itself,
+after its next commit; the writer's next transaction then starts the WAL over.
+The writer's own automatic checkpoint stays, at :data:`WAL_BOUND_PAGES`, as the
+bound on the WAL when the thread cannot run or keep up.
+
+Durability is SQLite's, unchanged: each call's ``COMMIT`` is in the WAL before
+the call returns (``synchronous = NORMAL``: safe against a crash of the process;
+a power loss may lose the transactions since the WAL was last synced, at a
+checkpoint). Closing the store stops the thread before the writer's connection
+closes, so the last connection to close still copies the WAL into the file and
+removes it, as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+__all__ = ["REWIND_PAGES", "WAKE_COMMITS", "WAL_BOUND_PAGES", "Checkpointer"]
+
+WAKE_COMMITS = 100
+"""Write transactions between two passive checkpoints of the thread (a link
+write appends 6 to 12 pages: about SQLite's default of 1,000 pages)."""
+
+REWIND_PAGES = 4_000
+"""WAL pages past which the thread has the writer finish a checkpoint, so that
+the WAL starts over from its beginning (16 MB with 4 KiB pages)."""
+
+WAL_BOUND_PAGES = 10_000
+"""The writer connection's ``wal_autocheckpoint``: past this many WAL pages the
+committing call checkpoints itself, as SQLite does by default at 1,000."""
+
+_CATCH_UP_ROUNDS = 3
+_FEW_PAGES = 100
+
+
+class Checkpointer:
+    """The passive checkpoints of one SQLite file, on a thread started lazily.
+
+    ``committed(conn)`` is called with the writer's connection after each write
+    ``COMMIT``, under the store's lock and outside any transaction; ``close()``
+    stops the thread and closes its connection.
+    """
+
+    __slots__ = (
+        "_closed",
+        "_commits",
+        "_mutex",
+        "_path",
+        "_rewind",
+        "_thread",
+        "_wake",
+        "checkpoints",
+        "rewinds",
+    )
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._commits = 0
+        self._wake = threading.Event()
+        self._mutex = threading.Lock()  # one checkpoint at a time, the thread's or the writer's
+        self._rewind = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.checkpoints = 0
+        """Passive checkpoints run by the thread so far (for tests and benchmarks)."""
+        self.rewinds = 0
+        """Checkpoints the writer finished for the thread, so far."""
+
+    def committed(self, conn: sqlite3.Connection) -> None:
+        if self._rewind:
+            self._rewind = False
+            try:
+                with self._mutex:  # the few pages committed since the thread's checkpoint
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error:
+                pass  # the call committed; its WAL stays bounded by the writer's own
+            self.rewinds += 1
+        self._commits += 1
+        if self._commits < WAKE_COMMITS:
+            return
+        self._commits = 0
+        thread = self._thread
+        if thread is None or not thread.is_alive():  # first use, or after a fork
+            if self._closed:
+                return
+            self._thread = threading.Thread(
+                target=self._run, name="graphmem-checkpoint", daemon=True
+            )
+            self._thread.start()
+        self._wake.set()
+
+    def _checkpoint(self, conn: sqlite3.Connection) -> tuple[int, int]:
+        """One passive checkpoint: the WAL's pages, and how many are copied."""
+        with self._mutex:
+            _, wal, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        self.checkpoints += 1
+        return int(wal), int(copied)
+
+    def _run(self) -> None:
+        try:
+            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error:
+            return  # the writer's own automatic checkpoint bounds the WAL
+        try:
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._closed:
+                    return
+                try:
+                    wal, copied = self._checkpoint(conn)
+                    rounds = 0
+                    while wal >= REWIND_PAGES and wal - copied > _FEW_PAGES:
+                        if rounds == _CATCH_UP_ROUNDS:
+                            break
+                        wal, copied = self._checkpoint(conn)
+                        rounds += 1
+                except sqlite3.Error:
+                    continue  # e.g. the file is being replaced; the writer's bound stays
+                self._rewind = wal >= REWIND_PAGES
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        """Stop the thread, after its checkpoint in progress if any."""
+        self._closed = True
+        thread = self._thread
+        if thread is not None:
+            self._wake.set()
+            thread.join()
