@@ -33,7 +33,7 @@ from graphmem.sqlfiles import (
 from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
-from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer
+from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer, shut
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
 from graphmem.stores.vector_cache import VectorCache
 
@@ -157,6 +157,7 @@ class SqliteStore(SqlStore):
         self._write_tx = _Transaction(self, "BEGIN IMMEDIATE", write=True)
         self._read_tx = _Transaction(self, "BEGIN DEFERRED", write=False)
         self._checkpointer: Checkpointer | None = None
+        self._shut: Any = None
         self.path = str(path)
         if schema_policy is SchemaPolicy.REQUIRE_EXISTING and self.path != ":memory:":
             # Connecting would create a missing file (and WAL mode would rewrite an
@@ -209,7 +210,7 @@ class SqliteStore(SqlStore):
                 # commit's own, at a higher bound, only caps the WAL.
                 conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_BOUND_PAGES}")
                 self._checkpointer = Checkpointer(self.path)
-                weakref.finalize(self, self._checkpointer.close)
+                self._shut = weakref.finalize(self, shut, self._checkpointer, conn)
             if version != SCHEMA_VERSION:
                 with self._lock:
                     install(conn, self._prefix)
@@ -226,9 +227,10 @@ class SqliteStore(SqlStore):
 
     def close(self) -> None:
         with self._lock:
-            if self._checkpointer is not None:
-                self._checkpointer.close()  # before the last connection copies the WAL back
-            self._conn.close()
+            if self._checkpointer is None:
+                self._conn.close()
+            else:  # the thread, then the connection (which copies the WAL back), then its fd
+                self._shut()
 
     def _begin(self, sql: str) -> None:
         """Start a transaction, waiting out SQLITE_BUSY up to the busy timeout.
