@@ -38,6 +38,19 @@ def _checkpoint_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "graphmem-checkpoint"]
 
 
+def _open_files() -> set[str]:
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("no /proc/self/fd here to list the open files")
+    found = set()
+    for fd in fds.iterdir():
+        try:
+            found.add(os.readlink(fd))
+        except OSError:
+            continue  # closed while listing
+    return found
+
+
 def _wait_for(condition: object, timeout_s: float = 10.0) -> bool:
     assert callable(condition)
     deadline = time.monotonic() + timeout_s
@@ -146,6 +159,7 @@ def test_close_stops_the_thread_and_leaves_no_wal(tmp_path: Path) -> None:
     memory.close()
     assert len(_checkpoint_threads()) == before
     assert not Path(f"{path}-wal").exists()
+    assert str(path.resolve()) not in _open_files()  # the thread's descriptor too
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
