@@ -42,6 +42,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from pathlib import Path
 
 __all__ = ["REWIND_PAGES", "WAKE_COMMITS", "WAL_BOUND_PAGES", "Checkpointer", "shut"]
 
@@ -84,7 +85,10 @@ class Checkpointer:
     )
 
     def __init__(self, path: str) -> None:
-        self._path = path
+        # Absolute, and opened read-write without creating: the thread starts
+        # later, perhaps after the process changed its directory or the file
+        # went away, and must never open (or make) another file than the store's.
+        self._path = os.path.abspath(path)
         self._commits = 0
         self._wake = threading.Event()
         self._mutex = threading.Lock()  # one checkpoint at a time, the thread's or the writer's
@@ -134,7 +138,8 @@ class Checkpointer:
 
     def _run(self) -> None:
         try:
-            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            uri = f"{Path(self._path).as_uri()}?mode=rw"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         except sqlite3.Error:
             return  # the writer's own automatic checkpoint bounds the WAL
         if os.name == "posix" and self._db_fd is None:

@@ -219,3 +219,24 @@ def test_a_killed_process_loses_no_returned_call(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         stored = {r for (r,) in conn.execute("SELECT relation_id FROM graphmem_link")}
         assert stored == {rid for op, rid in reported if op == "C"}
+
+
+@pytest.mark.usefixtures("small_intervals")
+def test_the_thread_opens_the_stores_file_after_a_change_of_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread starts lazily; a relative path given at open must still name the
+    store's file then, and nothing may be created where the process moved to."""
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    with _open("relative.db") as memory:
+        ids = _memories(memory, 10)
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        for i in range(60):
+            rid = memory.link_records(ids[i % 10], "memory", ids[(i + 3) % 10], "memory", "refines")
+            memory.delete_record_link(rid)
+        ckpt = memory._store._checkpointer  # type: ignore[attr-defined]
+        assert ckpt is not None and _wait_for(lambda: ckpt.checkpoints > 0)
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+    assert (tmp_path / "here" / "relative.db").is_file()
