@@ -229,7 +229,7 @@ class SqliteStore(SqlStore):
         with self._lock:
             if self._checkpointer is None:
                 self._conn.close()
-            else:  # the thread, then the connection (which copies the WAL back), then its fd
+            else:  # the thread, then the connection (which copies the WAL back)
                 self._shut()
 
     def _begin(self, sql: str) -> None:

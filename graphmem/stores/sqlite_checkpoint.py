@@ -18,15 +18,11 @@ has committed more by the time it is done). So once the WAL holds
 pages committed meanwhile) and asks the writer to copy the last few itself,
 after its next commit; the writer's next transaction then starts the WAL over.
 Only a checkpoint that reaches the end of the WAL syncs the database file, so
-that sync would fall on the writer's, with every page the thread copied since
-the last one to flush (30 ms at 1M memories here, measured with strace): the
-thread syncs the file first (``fdatasync`` on a descriptor of its own), and the
-writer's sync finds only its own few pages to write.
-The writer's own automatic checkpoint stays, at :data:`WAL_BOUND_PAGES`, as the
-bound on the WAL when the thread cannot run or keep up.
-
-That descriptor is closed only after the store's connection (closing any
-descriptor of a file drops the process's POSIX locks on it, SQLite's included).
+that sync falls on the writer's, with every page the thread copied since the
+last one to flush. The thread does not sync the file ahead of it through a
+descriptor of its own: closing any descriptor of a database file drops all of
+the process's POSIX locks on it, those of SQLite's other connections to it
+included (one of SQLite's documented ways to corrupt a database).
 
 Durability is SQLite's, unchanged: each call's ``COMMIT`` is in the WAL before
 the call returns (``synchronous = NORMAL``: safe against a crash of the process;
@@ -38,7 +34,6 @@ removes it, as before.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import threading
@@ -60,7 +55,6 @@ committing call checkpoints itself, as SQLite does by default at 1,000."""
 
 _CATCH_UP_ROUNDS = 3
 _FEW_PAGES = 100
-_sync_file = getattr(os, "fdatasync", os.fsync)
 
 
 class Checkpointer:
@@ -74,7 +68,6 @@ class Checkpointer:
     __slots__ = (
         "_closed",
         "_commits",
-        "_db_fd",
         "_mutex",
         "_path",
         "_rewind",
@@ -95,7 +88,6 @@ class Checkpointer:
         self._rewind = False
         self._closed = False
         self._thread: threading.Thread | None = None
-        self._db_fd: int | None = None
         self.checkpoints = 0
         """Passive checkpoints run by the thread so far (for tests and benchmarks)."""
         self.rewinds = 0
@@ -142,10 +134,6 @@ class Checkpointer:
             conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         except sqlite3.Error:
             return  # the writer's own automatic checkpoint bounds the WAL
-        if os.name == "posix" and self._db_fd is None:
-            # without it, the writer's checkpoint syncs the file, as SQLite's would
-            with contextlib.suppress(OSError):
-                self._db_fd = os.open(self._path, os.O_RDONLY)
         try:
             while True:
                 self._wake.wait()
@@ -164,16 +152,9 @@ class Checkpointer:
                         rounds += 1
                 except sqlite3.Error:
                     continue  # e.g. the file is being replaced; the writer's bound stays
-                if wal >= REWIND_PAGES:
-                    self._sync_database()
-                    self._rewind = True
+                self._rewind = wal >= REWIND_PAGES
         finally:
             conn.close()
-
-    def _sync_database(self) -> None:
-        if self._db_fd is not None:
-            with contextlib.suppress(OSError):  # if it fails, the writer's checkpoint syncs
-                _sync_file(self._db_fd)
 
     def close(self) -> None:
         """Stop the thread, after its checkpoint in progress if any."""
@@ -183,17 +164,10 @@ class Checkpointer:
             self._wake.set()
             thread.join()
 
-    def release(self) -> None:
-        """Close the thread's descriptor of the file: only after ``close()`` and
-        after the store's own connection is closed."""
-        fd, self._db_fd = self._db_fd, None
-        if fd is not None:
-            os.close(fd)
-
 
 def shut(checkpointer: Checkpointer, conn: sqlite3.Connection) -> None:
-    """Close a store's file in order: the thread, the connection, the descriptor
+    """Close a store's file in order: the thread (and its connection), then the
+    store's connection, which, when it is the file's last, copies the WAL back
     (``SqliteStore.close``, or its finalizer for a store never closed)."""
     checkpointer.close()
     conn.close()
-    checkpointer.release()
