@@ -19,6 +19,11 @@ together, and the share of all time spent in calls that took over 4x their
 operation's median (mostly the commits that ran an automatic WAL checkpoint).
 ``--wal-autocheckpoint PAGES`` sets the handle's checkpoint interval (SQLite's
 default: 1000 pages; 0: none, the WAL only grows) to see what checkpoints cost.
+Two figures that the machine's other jobs disturb less: the median CPU time of a
+call on the calling thread, and the whole process's CPU time per call (every
+thread's: the store's checkpoint thread's too, and the reads that check each
+pair's status); and the loop's own rate: calls over the wall-clock time of the
+whole loop, checking reads included.
 ``--store-dir`` keeps the built stores and measures on copies, so two
 versions of graphmem can be measured back to back on the same files; the WAL is
 emptied after the store is opened (an upgrade on open writes pages), so every
@@ -92,10 +97,16 @@ def build(path: Path, n: int) -> float:
     return time.perf_counter() - t0
 
 
+_CPU: list[float] = []
+"""The calling thread's CPU time of each call, all operations together."""
+
+
 def _timed(samples: list[float], call: Callable[[], Any]) -> Any:
+    c0 = time.thread_time()
     t0 = time.perf_counter()
     result = call()
     samples.append(time.perf_counter() - t0)
+    _CPU.append(time.thread_time() - c0)
     return result
 
 
@@ -117,11 +128,13 @@ def measure(
 ) -> dict[str, list[float]]:
     rng = random.Random(seed)
     samples: dict[str, list[float]] = {op: [] for op in OPS}
+    _CPU.clear()
     with GraphMemory(path, embedder=TinyEmbedder()) as memory:
         _empty_wal(path)
         if checkpoint is not None:  # the handle's own connection (no public setting)
             conn = memory._store._conn  # type: ignore[attr-defined]
             conn.execute(f"PRAGMA wal_autocheckpoint = {int(checkpoint)}")
+        wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(ops):
             a = rng.randrange(n)
             b = (a + rng.randrange(20, n // 2)) % n  # never linked by build()
@@ -143,6 +156,7 @@ def measure(
             )
             _timed(samples["delete"], lambda rid=rid: memory.delete_record_link(rid))
             assert memory.get_memory(sb).status == "valid"
+        samples["loop"] = [time.perf_counter() - wall, time.process_time() - cpu]
     return samples
 
 
@@ -193,6 +207,13 @@ def _report(results: dict[str, Any], sizes: list[int]) -> None:
     print(f"\nall four operations together, calls/s: {overall}")
     slow = ", ".join(f"N={n:,}: {results['sizes'][str(n)]['slow_share']:.0%}" for n in sizes)
     print(f"time in calls over 4x their operation's median: {slow}")
+    for key, label in (
+        ("median_call_cpu_us", "median CPU us of a call (calling thread)"),
+        ("process_cpu_us_per_call", "process CPU us per call (all threads, checking reads)"),
+        ("loop_calls_per_s", "calls per wall-clock second of the loop (checking reads incl.)"),
+    ):
+        cells = ", ".join(f"N={n:,}: {results['sizes'][str(n)][key]:,.0f}" for n in sizes)
+        print(f"{label}: {cells}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             path, build_s = _store_copy(store_dir, tmp, n)
             samples = measure(path, n, args.ops, args.seed, args.wal_autocheckpoint)
+            loop_wall, loop_cpu = samples.pop("loop")
+            calls = sum(map(len, samples.values()))
             results["sizes"][str(n)] = {
+                "median_call_cpu_us": statistics.median(_CPU) * 1e6,
+                "process_cpu_us_per_call": loop_cpu / calls * 1e6,
+                "loop_calls_per_s": calls / loop_wall,
                 "build_s": build_s,
                 "median_ms": {op: statistics.median(v) * 1000 for op, v in samples.items()},
                 "calls_per_s": {op: len(v) / sum(v) for op, v in samples.items()},

@@ -11,6 +11,7 @@ import json
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from graphmem.sqlfiles import (
 from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
+from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer, shut
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
 from graphmem.stores.vector_cache import VectorCache
 
@@ -76,11 +78,12 @@ class _Transaction:
     this costs a fraction of ``contextlib.contextmanager``'s per-use work.
     """
 
-    __slots__ = ("_begin_sql", "_store")
+    __slots__ = ("_begin_sql", "_store", "_write")
 
-    def __init__(self, store: SqliteStore, begin_sql: str) -> None:
+    def __init__(self, store: SqliteStore, begin_sql: str, write: bool) -> None:
         self._store = store
         self._begin_sql = begin_sql
+        self._write = write
 
     def __enter__(self) -> None:
         store = self._store
@@ -104,6 +107,8 @@ class _Transaction:
             try:
                 if exc_type is None:
                     store._execute("COMMIT", {})
+                    if self._write and store._checkpointer is not None:
+                        store._checkpointer.committed(store._conn)
             finally:
                 # a failed body or a failed COMMIT leaves nothing behind
                 if store._conn.in_transaction:
@@ -150,8 +155,10 @@ class SqliteStore(SqlStore):
         """(keyword index version, memories indexed, {word: memories holding it})."""
         self._lock = threading.RLock()
         self._depth = 0
-        self._write_tx = _Transaction(self, "BEGIN IMMEDIATE")
-        self._read_tx = _Transaction(self, "BEGIN DEFERRED")
+        self._write_tx = _Transaction(self, "BEGIN IMMEDIATE", write=True)
+        self._read_tx = _Transaction(self, "BEGIN DEFERRED", write=False)
+        self._checkpointer: Checkpointer | None = None
+        self._shut: Any = None
         self.path = str(path)
         if schema_policy is SchemaPolicy.REQUIRE_EXISTING and self.path != ":memory:":
             # Connecting would create a missing file (and WAL mode would rewrite an
@@ -200,6 +207,11 @@ class SqliteStore(SqlStore):
             if self.path != ":memory:":
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
+                # Checkpoints run on a thread of the store (sqlite_checkpoint); the
+                # commit's own, at a higher bound, only caps the WAL.
+                conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_BOUND_PAGES}")
+                self._checkpointer = Checkpointer(self.path)
+                self._shut = weakref.finalize(self, shut, self._checkpointer, conn)
             if version != SCHEMA_VERSION:
                 with self._lock:
                     install(conn, self._prefix)
@@ -216,7 +228,10 @@ class SqliteStore(SqlStore):
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            if self._checkpointer is None:
+                self._conn.close()
+            else:  # the thread, then the connection (which copies the WAL back)
+                self._shut()
 
     def _begin(self, sql: str) -> None:
         """Start a transaction, waiting out SQLITE_BUSY up to the busy timeout.

@@ -1,0 +1,222 @@
+"""WAL checkpoints of the embedded store, run off the writer's commit path.
+
+In WAL mode a commit appends the changed pages to the ``-wal`` file; a
+checkpoint copies them back into the database file and syncs both. SQLite's
+default runs it inside the commit that takes the WAL past 1,000 pages, so one
+call in about a hundred link writes pays for the pages of the hundred before it
+(at 1M memories, about half of all the time of sustained link writes:
+docs/performance.md, "Link lifecycle").
+
+Here a thread of the store, on a connection of its own, runs a passive
+checkpoint (``PRAGMA wal_checkpoint(PASSIVE)``: it neither waits for nor blocks
+readers and writers) after every :data:`WAKE_COMMITS` write transactions. A
+checkpoint copies the WAL's pages but cannot rewind the WAL: that happens at the
+start of a write transaction, and only when every page in the WAL has been
+copied, which a thread running alongside a busy writer rarely sees (the writer
+has committed more by the time it is done). So once the WAL holds
+:data:`REWIND_PAGES`, the thread catches up (checkpoints again, copying the
+pages committed meanwhile) and asks the writer to copy the last few itself,
+after its next commit; the writer's next transaction then starts the WAL over.
+Only a checkpoint that reaches the end of the WAL syncs the database file, so
+that sync falls on the writer's, with every page the thread copied since the
+last one to flush (30 ms at 1M memories here). So the thread syncs the file
+first, through a descriptor of its own, and the writer's sync finds only its own
+few pages to write. That descriptor is never closed: closing any descriptor of a
+database file drops all of the process's POSIX locks on it, those of SQLite's
+connections to it included (one of SQLite's documented ways to corrupt a
+database), and no moment is known at which no connection of the process has it
+open. One is opened per file (at the file's first rewind, so only for files
+written that much), for at most :data:`MAX_SYNCED_FILES` files per process;
+past that the writer's checkpoint syncs, as SQLite's does. Each holds its file
+(and a deleted file's disk space) until the process ends.
+
+Durability is SQLite's, unchanged: each call's ``COMMIT`` is in the WAL before
+the call returns (``synchronous = NORMAL``: safe against a crash of the process;
+a power loss may lose the transactions since the WAL was last synced, at a
+checkpoint). Closing the store stops the thread before the writer's connection
+closes, so the last connection to close still copies the WAL into the file and
+removes it, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+__all__ = [
+    "MAX_SYNCED_FILES",
+    "REWIND_PAGES",
+    "WAKE_COMMITS",
+    "WAL_BOUND_PAGES",
+    "Checkpointer",
+    "shut",
+]
+
+WAKE_COMMITS = 100
+"""Write transactions between two passive checkpoints of the thread (a link
+write appends 6 to 12 pages: about SQLite's default of 1,000 pages)."""
+
+REWIND_PAGES = 4_000
+"""WAL pages past which the thread has the writer finish a checkpoint, so that
+the WAL starts over from its beginning (16 MB with 4 KiB pages)."""
+
+WAL_BOUND_PAGES = 10_000
+"""The writer connection's ``wal_autocheckpoint``: past this many WAL pages the
+committing call checkpoints itself, as SQLite does by default at 1,000."""
+
+MAX_SYNCED_FILES = 16
+"""Files per process that the thread syncs itself (one descriptor each, kept)."""
+
+_CATCH_UP_ROUNDS = 3
+_FEW_PAGES = 100
+_SYNC_FDS: dict[tuple[int, int], int] = {}
+"""(device, inode) -> the descriptor the checkpoint threads sync it through."""
+_SYNC_FDS_LOCK = threading.Lock()
+_sync_file = getattr(os, "fdatasync", os.fsync)
+
+
+def _sync_descriptor(path: str) -> int | None:
+    """The kept descriptor of the file at ``path`` (opened on first use), or None
+    off POSIX systems and past :data:`MAX_SYNCED_FILES`."""
+    if os.name != "posix":
+        return None
+    with _SYNC_FDS_LOCK:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        fd = _SYNC_FDS.get((st.st_dev, st.st_ino))
+        if fd is not None or len(_SYNC_FDS) >= MAX_SYNCED_FILES:
+            return fd
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        opened = os.fstat(fd)  # the file now at path, even if it was just replaced
+        # kept under its own identity in any case: never closed (module docstring)
+        _SYNC_FDS.setdefault((opened.st_dev, opened.st_ino), fd)
+        return fd if (opened.st_dev, opened.st_ino) == (st.st_dev, st.st_ino) else None
+
+
+class Checkpointer:
+    """The passive checkpoints of one SQLite file, on a thread started lazily.
+
+    ``committed(conn)`` is called with the writer's connection after each write
+    ``COMMIT``, under the store's lock and outside any transaction; ``close()``
+    stops the thread and closes its connection.
+    """
+
+    __slots__ = (
+        "_closed",
+        "_commits",
+        "_mutex",
+        "_path",
+        "_rewind",
+        "_thread",
+        "_wake",
+        "checkpoints",
+        "rewinds",
+    )
+
+    def __init__(self, path: str) -> None:
+        # Absolute, and opened read-write without creating: the thread starts
+        # later, perhaps after the process changed its directory or the file
+        # went away, and must never open (or make) another file than the store's.
+        self._path = os.path.abspath(path)
+        self._commits = 0
+        self._wake = threading.Event()
+        self._mutex = threading.Lock()  # one checkpoint at a time, the thread's or the writer's
+        self._rewind = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.checkpoints = 0
+        """Passive checkpoints run by the thread so far (for tests and benchmarks)."""
+        self.rewinds = 0
+        """Checkpoints the writer finished for the thread, so far."""
+
+    def committed(self, conn: sqlite3.Connection) -> None:
+        if self._rewind and self._mutex.acquire(blocking=False):
+            # The few pages committed since the thread's last checkpoint; never
+            # waiting for one of the thread's (it skips them while this is due).
+            try:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error:
+                pass  # the call committed; the writer's automatic checkpoint bounds the WAL
+            finally:
+                self._rewind = False
+                self._mutex.release()
+            self.rewinds += 1
+        self._commits += 1
+        if self._commits < WAKE_COMMITS:
+            return
+        self._commits = 0
+        thread = self._thread
+        if thread is None or not thread.is_alive():  # first use, or after a fork
+            if self._closed:
+                return
+            thread = threading.Thread(target=self._run, name="graphmem-checkpoint", daemon=True)
+            try:
+                thread.start()
+            except RuntimeError:
+                return  # no thread to be had: the writer's own checkpoint bounds the WAL
+            self._thread = thread
+        self._wake.set()
+
+    def _checkpoint(self, conn: sqlite3.Connection) -> tuple[int, int]:
+        """One passive checkpoint: the WAL's pages, and how many are copied."""
+        with self._mutex:
+            _, wal, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        self.checkpoints += 1
+        return int(wal), int(copied)
+
+    def _run(self) -> None:
+        try:
+            uri = f"{Path(self._path).as_uri()}?mode=rw"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error:
+            return  # the writer's own automatic checkpoint bounds the WAL
+        try:
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._closed:
+                    return
+                if self._rewind:
+                    continue  # the writer copies the rest first, and starts the WAL over
+                try:
+                    wal, copied = self._checkpoint(conn)
+                    rounds = 0
+                    while wal >= REWIND_PAGES and wal - copied > _FEW_PAGES:
+                        if rounds == _CATCH_UP_ROUNDS:
+                            break
+                        wal, copied = self._checkpoint(conn)
+                        rounds += 1
+                except sqlite3.Error:
+                    continue  # e.g. the file is being replaced; the writer's bound stays
+                if wal >= REWIND_PAGES:
+                    fd = _sync_descriptor(self._path)
+                    if fd is not None:
+                        with contextlib.suppress(OSError):  # else the writer's sync does it
+                            _sync_file(fd)
+                    self._rewind = True
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        """Stop the thread, after its checkpoint in progress if any."""
+        self._closed = True
+        thread = self._thread
+        if thread is not None:
+            self._wake.set()
+            thread.join()
+
+
+def shut(checkpointer: Checkpointer, conn: sqlite3.Connection) -> None:
+    """Close a store's file in order: the thread (and its connection), then the
+    store's connection, which, when it is the file's last, copies the WAL back
+    (``SqliteStore.close``, or its finalizer for a store never closed)."""
+    checkpointer.close()
+    conn.close()
