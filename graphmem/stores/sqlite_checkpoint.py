@@ -19,16 +19,10 @@ pages committed meanwhile) and asks the writer to copy the last few itself,
 after its next commit; the writer's next transaction then starts the WAL over.
 Only a checkpoint that reaches the end of the WAL syncs the database file, so
 that sync falls on the writer's, with every page the thread copied since the
-last one to flush (30 ms at 1M memories here). So the thread syncs the file
-first, through a descriptor of its own, and the writer's sync finds only its own
-few pages to write. That descriptor is never closed: closing any descriptor of a
-database file drops all of the process's POSIX locks on it, those of SQLite's
-connections to it included (one of SQLite's documented ways to corrupt a
-database), and no moment is known at which no connection of the process has it
-open. One is opened per file (at the file's first rewind, so only for files
-written that much), for at most :data:`MAX_SYNCED_FILES` files per process;
-past that the writer's checkpoint syncs, as SQLite's does. Each holds its file
-(and a deleted file's disk space) until the process ends.
+last one to flush. The thread does not sync the file ahead of it through a
+descriptor of its own: closing any descriptor of a database file drops all of
+the process's POSIX locks on it, those of SQLite's other connections to it
+included (one of SQLite's documented ways to corrupt a database).
 
 Durability is SQLite's, unchanged: each call's ``COMMIT`` is in the WAL before
 the call returns (``synchronous = NORMAL``: safe against a crash of the process;
@@ -40,20 +34,12 @@ removes it, as before.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import threading
 from pathlib import Path
 
-__all__ = [
-    "MAX_SYNCED_FILES",
-    "REWIND_PAGES",
-    "WAKE_COMMITS",
-    "WAL_BOUND_PAGES",
-    "Checkpointer",
-    "shut",
-]
+__all__ = ["REWIND_PAGES", "WAKE_COMMITS", "WAL_BOUND_PAGES", "Checkpointer", "shut"]
 
 WAKE_COMMITS = 100
 """Write transactions between two passive checkpoints of the thread (a link
@@ -67,38 +53,8 @@ WAL_BOUND_PAGES = 10_000
 """The writer connection's ``wal_autocheckpoint``: past this many WAL pages the
 committing call checkpoints itself, as SQLite does by default at 1,000."""
 
-MAX_SYNCED_FILES = 16
-"""Files per process that the thread syncs itself (one descriptor each, kept)."""
-
 _CATCH_UP_ROUNDS = 3
 _FEW_PAGES = 100
-_SYNC_FDS: dict[tuple[int, int], int] = {}
-"""(device, inode) -> the descriptor the checkpoint threads sync it through."""
-_SYNC_FDS_LOCK = threading.Lock()
-_sync_file = getattr(os, "fdatasync", os.fsync)
-
-
-def _sync_descriptor(path: str) -> int | None:
-    """The kept descriptor of the file at ``path`` (opened on first use), or None
-    off POSIX systems and past :data:`MAX_SYNCED_FILES`."""
-    if os.name != "posix":
-        return None
-    with _SYNC_FDS_LOCK:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        fd = _SYNC_FDS.get((st.st_dev, st.st_ino))
-        if fd is not None or len(_SYNC_FDS) >= MAX_SYNCED_FILES:
-            return fd
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return None
-        opened = os.fstat(fd)  # the file now at path, even if it was just replaced
-        # kept under its own identity in any case: never closed (module docstring)
-        _SYNC_FDS.setdefault((opened.st_dev, opened.st_ino), fd)
-        return fd if (opened.st_dev, opened.st_ino) == (st.st_dev, st.st_ino) else None
 
 
 class Checkpointer:
@@ -196,12 +152,7 @@ class Checkpointer:
                         rounds += 1
                 except sqlite3.Error:
                     continue  # e.g. the file is being replaced; the writer's bound stays
-                if wal >= REWIND_PAGES:
-                    fd = _sync_descriptor(self._path)
-                    if fd is not None:
-                        with contextlib.suppress(OSError):  # else the writer's sync does it
-                            _sync_file(fd)
-                    self._rewind = True
+                self._rewind = wal >= REWIND_PAGES
         finally:
             conn.close()
 

@@ -38,15 +38,14 @@ def _checkpoint_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "graphmem-checkpoint"]
 
 
-def _descriptors_of(path: Path) -> list[int]:
+def _open_files() -> set[str]:
     fds = Path("/proc/self/fd")
     if not fds.is_dir():
         pytest.skip("no /proc/self/fd here to list the open files")
-    found = []
+    found = set()
     for fd in fds.iterdir():
         try:
-            if os.readlink(fd) == str(path.resolve()):
-                found.append(int(fd.name))
+            found.add(os.readlink(fd))
         except OSError:
             continue  # closed while listing
     return found
@@ -160,10 +159,7 @@ def test_close_stops_the_thread_and_leaves_no_wal(tmp_path: Path) -> None:
     memory.close()
     assert len(_checkpoint_threads()) == before
     assert not Path(f"{path}-wal").exists()
-    # The thread's connection is closed too; what may stay is the one descriptor
-    # kept for syncing the file, never closed (closing it would drop the
-    # process's locks on the file, other connections' included).
-    assert set(_descriptors_of(path)) <= set(checkpoint._SYNC_FDS.values())
+    assert str(path.resolve()) not in _open_files()  # the thread's descriptor too
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -244,31 +240,3 @@ def test_the_thread_opens_the_stores_file_after_a_change_of_directory(
         assert ckpt is not None and _wait_for(lambda: ckpt.checkpoints > 0)
     assert list((tmp_path / "elsewhere").iterdir()) == []
     assert (tmp_path / "here" / "relative.db").is_file()
-
-
-@pytest.mark.usefixtures("small_intervals")
-def test_the_thread_syncs_through_one_kept_descriptor_per_file_at_most(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "synced.db"
-
-    def write(memory: GraphMemory, tag: str) -> None:
-        ids = [f"{tag}{i}" for i in range(10)]
-        memory.add_memories({"memory_id": rid, "content": rid} for rid in ids)
-        for i in range(120):
-            rid = memory.link_records(ids[i % 10], "memory", ids[(i + 3) % 10], "memory", "refines")
-            memory.delete_record_link(rid)
-        assert memory._store._checkpointer.rewinds > 0  # type: ignore[attr-defined]
-
-    with _open(path) as memory:
-        write(memory, "a")
-    kept = _descriptors_of(path)
-    assert len(kept) == 1 and kept[0] in checkpoint._SYNC_FDS.values()
-    with _open(path) as memory:  # a second handle on the file reuses it
-        write(memory, "b")
-    assert _descriptors_of(path) == kept
-    other = tmp_path / "unsynced.db"
-    monkeypatch.setattr(checkpoint, "MAX_SYNCED_FILES", len(checkpoint._SYNC_FDS))
-    with _open(other) as memory:  # past the limit: no descriptor, the writer syncs
-        write(memory, "c")
-    assert _descriptors_of(other) == []
