@@ -71,9 +71,7 @@ def level_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, int
         cursor = run(self, name, **binds)
         if name == "expand-level-keep":
             rows = self._conn.execute(
-                "SELECT root_no, COUNT(*) FROM temp.graphmem_reached WHERE depth = ?"
-                " GROUP BY root_no",
-                (binds["depth"],),
+                "SELECT root_no, COUNT(*) FROM temp.graphmem_level GROUP BY root_no"
             ).fetchall()
             seen.append(dict(rows))
         return cursor

@@ -23,7 +23,7 @@ class SqlTraversal:
 
     _level_upsert = False
     """Grow the trees with ``bound-level`` and ``expand-level-keep`` (an upsert into
-    the reached table, SQLite) instead of ``expand-level`` (window sorts, Oracle)."""
+    a level table, SQLite) instead of ``expand-level`` (window sorts, Oracle)."""
 
     @abstractmethod
     def _run(self, name: str, **binds: Any) -> Any: ...
@@ -113,34 +113,37 @@ class SqlTraversal:
     ) -> None:
         """Fill the work tables one level per ``expand-level-keep`` (see traverse.sql).
 
-        Each level is written into the reached table at its depth by an upsert (the
-        earliest parent link per root and node). Without a cap the loop ends when a
-        level changes no row. With one, each root has a quota (``cap`` minus the
-        nodes it holds): :meth:`_bound_level` first limits the links each frontier
-        node is read up to, and a root over its quota keeps the first ones in rank
-        order and closes; the loop ends when every root is full or a level reaches
-        nothing.
+        The level's candidates are kept by an upsert (the earliest parent link per
+        root and node). Without a cap the loop ends when a level writes no row (the
+        statement's row count: inserted or improved rows). With one, each root has
+        a quota (``cap`` minus the nodes it holds), :meth:`_bound_level` first
+        limits the links each frontier node is read up to, and a root over its
+        quota keeps the first ones in rank order and closes; the loop ends when
+        every root is full or a level reaches nothing.
         """
-        self._run("reset-traversal-reached")
-        self._run("reset-traversal-roots")
+        for name in ("reset-traversal-reached", "reset-traversal-roots", "reset-traversal-level"):
+            self._run(name)
         roots = [{"root_id": r} for r in root_ids]
         self._run_many("insert-traversal-root", roots)
         self._run_many("open-traversal-root", roots)
         quota: dict[int, int] = {}
         frontier: dict[int, int] = {}
         for depth in range(1, num_hops + 1):
-            if cap is None:
-                if not self._run("expand-level-keep", depth=depth, **binds).rowcount:
+            if cap is not None:
+                self._bound_level(depth, binds, quota, frontier, cap)
+            written = self._run("expand-level-keep", depth=depth, **binds).rowcount
+            if cap is None:  # no quota to count against
+                if not written:
                     return
-                continue
-            self._bound_level(depth, binds, quota, frontier, cap)
-            self._run("expand-level-keep", depth=depth, **binds)
-            reached = self._run("count-level-nodes", depth=depth).fetchall()
-            if not reached:
-                return
-            self._fill_quotas(quota, reached, cap, depth)
-            frontier = {int(r): int(c) for r, c in reached}
-            if len(quota) >= len(roots) and not any(quota.values()):
+            else:
+                reached = self._run("count-level-nodes").fetchall()
+                if not reached:
+                    return
+                self._fill_quotas(quota, reached, cap)
+                frontier = {int(r): int(c) for r, c in reached}
+            self._run("move-level", depth=depth)
+            self._run("reset-traversal-level")
+            if cap is not None and len(quota) >= len(roots) and not any(quota.values()):
                 return
 
     def _bound_level(
@@ -180,17 +183,16 @@ class SqlTraversal:
         self._run("bound-level", depth=depth, quota=max(quota.values()), **binds)
 
     def _fill_quotas(
-        self, quota: dict[int, int], reached: Sequence[Sequence[Any]], cap: int, depth: int
+        self, quota: dict[int, int], reached: Sequence[Sequence[Any]], cap: int
     ) -> None:
-        """Trim and close the roots whose level (at ``depth``) reached their remaining
-        quota."""
+        """Trim and close the roots whose level reached their remaining quota."""
         full: list[dict[str, Any]] = []
         trims: list[dict[str, Any]] = []
         for root_no, count in sorted(reached, key=lambda r: int(r[0])):
             left = quota.get(root_no, cap)
             if int(count) >= left:
                 if int(count) > left:
-                    trims.append({"root_no": root_no, "keep": left, "depth": depth})
+                    trims.append({"root_no": root_no, "keep": left})
                 full.append({"root_no": root_no})
                 quota[root_no] = 0
             else:

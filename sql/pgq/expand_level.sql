@@ -139,9 +139,8 @@ WHERE c.pick = 1;
 -- at :depth - 1 by an open root) with at least :quota links up to its current
 -- bound (bound-level-root: its root's bound, or none), the link of its :quota-th
 -- new neighbour in link order up to that bound, counted as expand-level counts
--- them (passing the filters, not reached by that root at an earlier depth, each
--- neighbour once by its earliest link; a node the level's first pass already
--- wrote at :depth counts as new). select-level-candidates reads that node's links only up
+-- them (passing the filters, not reached before by that root, each neighbour once
+-- by its earliest link). select-level-candidates reads that node's links only up
 -- to this one; a later link has :quota new nodes ranked before it (the argument
 -- of expand-level above). :quota is the largest remaining quota of the open roots
 -- (reading more than a root needs is harmless). A node with fewer links below its
@@ -170,8 +169,7 @@ SET (bound_created_at, bound_relation_id) = (
             WHERE g.parent_no = graphmem_reached.node_no
               AND NOT EXISTS (
                     SELECT 1 FROM graphmem_reached r
-                    WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no
-                      AND r.depth < :depth)
+                    WHERE r.root_no = graphmem_reached.root_no AND r.node_no = g.node_no)
               AND NOT EXISTS (
                     SELECT 1 FROM graphmem_adjacency y
                     WHERE y.node_no = g.parent_no AND y.other_no = g.node_no
@@ -203,24 +201,22 @@ WHERE depth = :depth - 1
 -- name: select-level-candidates
 -- The embedded store's level (capped or not): every candidate parent link of
 -- the level, i.e. each link from a node reached at :depth - 1 by an open root to
--- a neighbour passing the search filters and not reached by that root at an
--- earlier depth, read after the frontier node's read mark (bound-level-root; NULL:
--- nothing read yet, and always so outside a capped level's second pass) and up to
--- its bound (bound-level; NULL: no bound, and always so without a cap). A
--- neighbour appears once per candidate link; the store's wrapper
--- (expand-level-keep, sql/sqlite/traverse.sql) writes them into graphmem_reached
--- at :depth with an upsert that keeps the minimum (link created_at, relation_id)
--- per root and neighbour, so no window sort is needed and the result does not
--- depend on the order rows arrive in. A node the first pass of a capped level
--- wrote at :depth stays a candidate of the second: a later-read link may be its
--- earlier parent. link_no (the link's number) rides along for reading the link
--- rows back. The mark and the bound are row-value comparisons on the adjacency
--- key, so that SQLite reads exactly that key range (a hub whose links share one
--- created_at would otherwise be read whole); no mark is ('', ''), below every
--- stored time, no bound ('~', '~'), above every stored time ('~' sorts after
--- the digits of the time text). Row-value inequalities are SQLite's (Oracle
--- compares row values only for equality): this statement and bound-level serve
--- the embedded store, Oracle runs expand-level.
+-- a neighbour passing the search filters and not reached before by that root,
+-- read after the frontier node's read mark (bound-level-root, in a capped level's
+-- second pass: the first pass kept the links up to it; NULL: nothing read yet)
+-- and up to its bound (bound-level; NULL: no bound, and always so without a cap).
+-- A neighbour appears once per candidate link; the store's wrapper
+-- (expand-level-keep, sql/sqlite/traverse.sql) keeps the minimum (link
+-- created_at, relation_id) per root and neighbour with an upsert, so no window
+-- sort is needed and the result does not depend on the order rows arrive in.
+-- link_no (the link's number) rides along for reading the link rows back.
+-- The mark and the bound are row-value comparisons on the adjacency key, so that
+-- SQLite reads exactly that key range (a hub whose links share one created_at
+-- would otherwise be read whole); no mark is ('', ''), below every stored time,
+-- no bound ('~', '~'), above every stored time ('~' sorts after the digits of
+-- the time text). Row-value inequalities are SQLite's (Oracle compares row values
+-- only for equality): this statement and bound-level serve the embedded store,
+-- Oracle runs expand-level.
 SELECT f.root_no, g.node_no, g.parent_no, g.relation_id, g.link_created_at, g.link_no
 FROM graphmem_reached f
 JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
@@ -242,7 +238,7 @@ JOIN GRAPH_TABLE (graphmem_graph
 WHERE f.depth = :depth - 1
   AND NOT EXISTS (
         SELECT 1 FROM graphmem_reached r
-        WHERE r.root_no = f.root_no AND r.node_no = g.node_no AND r.depth < :depth)
+        WHERE r.root_no = f.root_no AND r.node_no = g.node_no)
   AND NOT EXISTS (
         SELECT 1 FROM graphmem_filter mf
         WHERE NOT EXISTS (

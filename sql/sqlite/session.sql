@@ -8,9 +8,7 @@
 PRAGMA temp_store = MEMORY;
 
 -- Nodes reached from each root of the current search, with the chosen parent link.
--- Roots and nodes are node numbers (graphmem_node.node_no). Each level is written
--- here directly (expand-level-keep: an upsert keeping each new node's earliest
--- parent link), trimmed here, and is the next level's frontier.
+-- Roots and nodes are node numbers (graphmem_node.node_no).
 CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
     root_no         INTEGER NOT NULL,
     node_no         INTEGER NOT NULL,
@@ -26,6 +24,19 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
     -- (bound-level-root): the second pass reads only the links after it.
     read_created_at   TEXT,
     read_relation_id  TEXT,
+    PRIMARY KEY (root_no, node_no)
+) WITHOUT ROWID;
+
+-- The nodes of the level being expanded: expand-level-keep writes each node's
+-- best parent link here (an upsert keeping the minimum), the store trims the roots
+-- over their quota and moves the level into graphmem_reached (move-level).
+CREATE TEMP TABLE IF NOT EXISTS graphmem_level (
+    root_no         INTEGER NOT NULL,
+    node_no         INTEGER NOT NULL,
+    parent_no       INTEGER NOT NULL,
+    relation_id     TEXT NOT NULL,
+    link_created_at TEXT NOT NULL,
+    link_no         INTEGER NOT NULL,
     PRIMARY KEY (root_no, node_no)
 ) WITHOUT ROWID;
 

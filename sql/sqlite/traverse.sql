@@ -6,15 +6,16 @@
 -- frontier is wide against their quota, a first pass (probe-level,
 -- expand-level-keep, bound-level-root), then bound-level (sql/pgq/
 -- expand_level.sql); expand-level-keep (the candidates of select-level-candidates,
--- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert into graphmem_reached
--- at :depth); with max_linked_results, count-level-nodes, then trim-level-root and
--- close-traversal-root for roots that reach their cap. It stops once every root
--- holds max_linked_results nodes or a level reaches nothing (without a cap: the
--- level statement changed no row). Then select-linked-context,
--- select-linked-nodes and select-linked-links read the trees back.
+-- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert); with
+-- max_linked_results, count-level-nodes, then trim-level-root and
+-- close-traversal-root for roots that reach their cap; move-level and
+-- reset-traversal-level. It stops once every root holds max_linked_results nodes
+-- or a level reaches nothing (without a cap: the level statement wrote no row).
+-- Then select-linked-context, select-linked-nodes and select-linked-links read
+-- the trees back.
 -- Each level expands only the nodes first reached at the previous level and
--- anti-joins those reached at an earlier depth, so the cost follows the part of
--- the graph reached; no path is ever enumerated.
+-- anti-joins those already reached, so the cost follows the part of the graph
+-- reached; no path is ever enumerated.
 -- The work tables (session.sql) live in the connection's temp schema: readers
 -- never take the database write lock.
 
@@ -40,6 +41,10 @@ SELECT n.node_no, 1 FROM graphmem_node n WHERE n.record_id = :root_id;
 -- A root that holds max_linked_results nodes stops expanding.
 UPDATE temp.graphmem_roots SET open = 0 WHERE root_no = :root_no;
 
+-- name: reset-traversal-level
+-- Empty the level table (after move-level, and before a search).
+DELETE FROM temp.graphmem_level;
+
 -- name: probe-level
 -- A capped level's first pass reads only the first :probe links of each frontier
 -- node of the root :root_no: the bound of such a node is its :probe-th link in key
@@ -60,23 +65,23 @@ WHERE root_no = :root_no AND depth = :depth - 1;
 
 -- name: bound-level-root
 -- After the first pass of a capped level: a root that already kept at least
--- :keep (its remaining quota) nodes at :depth needs no link ranked after its
--- :keep-th kept one, over all its frontier nodes: those :keep nodes rank before
--- anything such a link could reach (a node is ranked by its earliest parent link,
--- and depth leads). Every frontier node of the root is bounded by that link; a
--- root with fewer gets no bound (NULL; the subquery finds no row). bound-level
--- then limits the frontier nodes that still have many links below that bound.
--- The first pass's bound becomes the node's read mark (its links up to there are
--- kept already; NULL, no bound, reads as '~', above every link), so the second
--- pass of expand-level-keep reads only the links after the mark, up to the bound.
+-- :keep (its remaining quota) nodes needs no link ranked after its :keep-th kept
+-- one, over all its frontier nodes: those :keep nodes rank before anything such a
+-- link could reach (a node is ranked by its earliest parent link, and depth leads).
+-- Every frontier node of the root is bounded by that link; a root with fewer gets
+-- no bound (NULL; the subquery finds no row). bound-level then limits the frontier
+-- nodes that still have many links below that bound. The first pass's bound
+-- becomes the node's read mark (its links up to the mark are in the level table
+-- already; NULL, no bound, becomes '~', above every link), so the second pass of
+-- expand-level-keep reads only the links after the mark, up to the new bound.
 -- Every SET expression reads the row as it was before the update.
 UPDATE temp.graphmem_reached
 SET read_created_at = COALESCE(bound_created_at, '~'),
     read_relation_id = COALESCE(bound_relation_id, '~'),
     (bound_created_at, bound_relation_id) = (
         SELECT l.link_created_at, l.relation_id
-        FROM temp.graphmem_reached l
-        WHERE l.root_no = :root_no AND l.depth = :depth
+        FROM temp.graphmem_level l
+        WHERE l.root_no = :root_no
         ORDER BY l.link_created_at, l.relation_id
         LIMIT 1 OFFSET :keep - 1)
 WHERE root_no = :root_no AND depth = :depth - 1;
@@ -84,48 +89,48 @@ WHERE root_no = :root_no AND depth = :depth - 1;
 -- name: expand-level-keep
 -- One level of the tree: the candidates of select-level-candidates
 -- (sql/pgq/expand_level.sql, lowered by graphmem.pgq), which the store puts in
--- place of level_candidates below (a placeholder, never a table), each written
--- into graphmem_reached at :depth as its root's node unless the node already
--- holds an earlier parent link at :depth: an upsert keeping the minimum (link
--- created_at, relation_id), whatever the order the candidates arrive in (the
--- order in which an INSERT ... SELECT writes its rows is not something SQLite
--- documents, so the statement does not depend on it). A node reached at an
--- earlier depth is no candidate (the anti-join) and, were it one, the conflict
--- would change nothing (the depth differs). The parent is then the node's
--- earliest link from the frontier; two links with the same key are one link, so
--- the parent id never decides. Since the statement reads the table it writes,
--- SQLite computes every candidate before writing any. WHERE true: SQLite needs it
--- before ON CONFLICT after a SELECT with joins. Oracle's MERGE cannot update one
--- row twice in a statement, so Oracle keeps expand-level (ROW_NUMBER) instead.
-INSERT INTO temp.graphmem_reached (root_no, node_no, depth, parent_no, relation_id,
-                                    link_created_at, link_no)
-SELECT c.root_no, c.node_no, :depth, c.parent_no, c.relation_id, c.link_created_at,
-       c.link_no
+-- place of level_candidates below (a placeholder, never a table), each kept as
+-- its root's node unless the node already holds an earlier parent link: an
+-- upsert keeping the minimum (link created_at, relation_id), whatever the order
+-- the candidates arrive in. The parent is then the node's earliest link from the
+-- frontier; two links with the same key are one link, so the parent id never
+-- decides. WHERE true: SQLite needs it before ON CONFLICT after a SELECT with
+-- joins. Oracle's MERGE cannot update one row twice in a statement, so Oracle
+-- keeps expand-level (ROW_NUMBER) instead.
+INSERT INTO temp.graphmem_level (root_no, node_no, parent_no, relation_id, link_created_at,
+                                  link_no)
+SELECT c.root_no, c.node_no, c.parent_no, c.relation_id, c.link_created_at, c.link_no
 FROM level_candidates c
 WHERE true
 ON CONFLICT (root_no, node_no) DO UPDATE
 SET parent_no = excluded.parent_no, relation_id = excluded.relation_id,
     link_created_at = excluded.link_created_at, link_no = excluded.link_no
-WHERE graphmem_reached.depth = excluded.depth
-  AND (excluded.link_created_at, excluded.relation_id)
-      < (graphmem_reached.link_created_at, graphmem_reached.relation_id);
+WHERE (excluded.link_created_at, excluded.relation_id)
+      < (graphmem_level.link_created_at, graphmem_level.relation_id);
 
 -- name: count-level-nodes
--- How many nodes each root reached at :depth (roots with none are absent).
-SELECT root_no, COUNT(*) FROM temp.graphmem_reached WHERE depth = :depth GROUP BY root_no;
+-- How many nodes each root reached in the level (roots with none are absent).
+SELECT root_no, COUNT(*) FROM temp.graphmem_level GROUP BY root_no;
 
 -- name: trim-level-root
--- A root that reached more than its remaining quota at :depth keeps only the
+-- A root that reached more than its remaining quota in the level keeps only the
 -- first :keep in rank order (link created_at, relation_id; two nodes of one
 -- root's level never share a parent link, so record_id never decides); the
 -- others can never be shown.
-DELETE FROM temp.graphmem_reached
-WHERE root_no = :root_no AND depth = :depth
+DELETE FROM temp.graphmem_level
+WHERE root_no = :root_no
   AND node_no NOT IN (
-        SELECT t.node_no FROM temp.graphmem_reached t
-        WHERE t.root_no = :root_no AND t.depth = :depth
+        SELECT t.node_no FROM temp.graphmem_level t
+        WHERE t.root_no = :root_no
         ORDER BY t.link_created_at, t.relation_id
         LIMIT :keep);
+
+-- name: move-level
+-- The kept nodes of the level join the tree at :depth (and become the frontier).
+INSERT INTO temp.graphmem_reached (root_no, node_no, depth, parent_no, relation_id,
+                                    link_created_at, link_no)
+SELECT l.root_no, l.node_no, :depth, l.parent_no, l.relation_id, l.link_created_at, l.link_no
+FROM temp.graphmem_level l;
 
 -- name: select-linked-context
 -- The kept tree of every root (cut to max_linked_results), in rank order per

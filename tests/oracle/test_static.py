@@ -230,8 +230,8 @@ def test_statement_names_match_sqlite() -> None:
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
     # Oracle Text applies its own stoplist; SQLite has three more keyword statements
     # for searches under a user filter, Oracle's optimizer plans that itself.
-    # The traversal level: SQLite keeps each level's candidates with an upsert into the
-    # reached table (ON CONFLICT, which Oracle's MERGE cannot do for a row twice), Oracle
+    # The traversal level: SQLite keeps each level's candidates with an upsert into a
+    # level table (ON CONFLICT, which Oracle's MERGE cannot do for a row twice), Oracle
     # runs expand-level with its window sorts and counts and trims the reached table;
     # SQLite's capped level may first keep the candidates of each frontier node's first
     # links and bound each root by them (probe-level, bound-level-root).
@@ -241,9 +241,11 @@ def test_statement_names_match_sqlite() -> None:
     assert set(ORACLE) - {"select-nearest", "count-level", "trim-traversal-root"} == set(
         SQLITE
     ) - SHARED - SQLITE_VECTOR_CACHE - {
+        "reset-traversal-level",
         "expand-level-keep",
         "count-level-nodes",
         "trim-level-root",
+        "move-level",
         "probe-level",
         "bound-level-root",
         "select-search-candidates",
