@@ -72,8 +72,9 @@ WHERE root_no = :root_no AND depth = :depth - 1;
 -- no bound (NULL; the subquery finds no row). bound-level then limits the frontier
 -- nodes that still have many links below that bound. The first pass's bound
 -- becomes the node's read mark (its links up to the mark are in the level table
--- already; NULL, no bound, becomes '~', above every link), so the second pass of
--- expand-level-keep reads only the links after the mark, up to the new bound.
+-- already; NULL, no bound, becomes '~', above every link; '', below every link,
+-- for a root left out of the first pass), so the second pass of
+-- expand-level-keep keeps only the links after the mark, up to the new bound.
 -- Every SET expression reads the row as it was before the update.
 UPDATE temp.graphmem_reached
 SET read_created_at = COALESCE(bound_created_at, '~'),
