@@ -88,8 +88,9 @@ def test_probed_levels_equal_the_model(
 def test_second_pass_reads_only_links_after_the_first(
     cap: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A probed level's second pass reads each frontier node's links after those the
-    first pass read (its read mark), never one of them again."""
+    """A probed level's second pass takes as candidates only each frontier node's
+    links after those the first pass read (its read mark), never one of them
+    again."""
     passes: list[set[tuple[int, int, int]]] = []
     run = SqliteStore._run
 
