@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from graphmem import GraphMemory
+from graphmem.sqlfiles import load_pgq_statement
 from graphmem.stores.sqlite import SqliteStore
 from graphmem.testing.model import ManualClock, ModelFilters, ReferenceModel
 from graphmem.testing.shape import expected_tree_rows, flatten_result
@@ -81,3 +82,39 @@ def test_probed_levels_equal_the_model(
     assert len(want) == cap  # the graph has more than cap nodes within 2 hops
     # 8 middle nodes against a quota of cap - 8: the second level is probed
     assert "probe-level" in runs and "bound-level-root" in runs
+
+
+@pytest.mark.parametrize("cap", [9, 12, 16, 20])
+def test_second_pass_reads_only_links_after_the_first(
+    cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probed level's second pass takes as candidates only each frontier node's
+    links after those the first pass read (its read mark), never one of them
+    again."""
+    passes: list[set[tuple[int, int, int]]] = []
+    run = SqliteStore._run
+
+    def spy(self: SqliteStore, name: str, **binds: Any) -> Any:
+        if name == "expand-level-keep" and binds["depth"] == 2:
+            candidates = load_pgq_statement("select-level-candidates", self._prefix, "sqlite")
+            rows = self._conn.execute(candidates.sql, binds).fetchall()
+            passes.append({(root, node, link_no) for root, node, _, _, _, link_no in rows})
+        return run(self, name, **binds)
+
+    monkeypatch.setattr(SqliteStore, "_run", spy)
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model: ReferenceModel = load_graph(memory, clock, _wide_spec())
+        results = memory.search(
+            "text of root",
+            max_results=1,
+            num_hops=2,
+            max_linked_results=cap,
+            include_invalid_results=True,
+        )
+    assert flatten_result(results[0]) == expected_tree_rows(
+        model, "root", model.tree("root", ModelFilters(now=clock()), 2, cap)
+    )
+    assert len(passes) == 2  # the second level is probed, then read up to its bound
+    first, second = passes
+    assert first and not first & second

@@ -131,12 +131,13 @@ class SqlTraversal:
     ) -> None:
         """Fill the work tables one level per ``expand-level-keep`` (see traverse.sql).
 
-        Each root has a quota (``cap`` minus the nodes it holds). The level's
-        candidates are kept by an upsert (the earliest parent link per root and
-        node); a root over its quota keeps the first ones in rank order and
-        closes. With a cap, :meth:`_bound_level` first limits the links each
-        frontier node is read up to. The loop ends when every root is full or a
-        level reaches nothing.
+        The level's candidates are kept by an upsert (the earliest parent link per
+        root and node). Without a cap the loop ends when a level writes no row (the
+        statement's row count: inserted or improved rows). With one, each root has
+        a quota (``cap`` minus the nodes it holds), :meth:`_bound_level` first
+        limits the links each frontier node is read up to, and a root over its
+        quota keeps the first ones in rank order and closes; the loop ends when
+        every root is full or a level reaches nothing.
         """
         for name in ("reset-traversal-reached", "reset-traversal-roots", "reset-traversal-level"):
             self._run(name)
@@ -148,13 +149,16 @@ class SqlTraversal:
         for depth in range(1, num_hops + 1):
             if cap is not None:
                 self._bound_level(depth, binds, quota, frontier, cap)
-            self._run("expand-level-keep", depth=depth, **binds)
-            reached = self._run("count-level-nodes").fetchall()
-            if not reached:
-                return
-            if cap is not None:
+            written = self._run("expand-level-keep", depth=depth, **binds).rowcount
+            if cap is None:  # no quota to count against
+                if not written:
+                    return
+            else:
+                reached = self._run("count-level-nodes").fetchall()
+                if not reached:
+                    return
                 self._fill_quotas(quota, reached, cap)
-            frontier = {int(r): int(c) for r, c in reached}
+                frontier = {int(r): int(c) for r, c in reached}
             self._run("move-level", depth=depth)
             self._run("reset-traversal-level")
             if cap is not None and len(quota) >= len(roots) and not any(quota.values()):

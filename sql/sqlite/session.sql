@@ -20,6 +20,10 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_reached (
     -- A frontier node with many links reads them only up to this one (bound-level).
     bound_created_at  TEXT,
     bound_relation_id TEXT,
+    -- A capped level's first pass read this frontier node's links up to this one
+    -- (bound-level-root): the second pass keeps only the links after it.
+    read_created_at   TEXT,
+    read_relation_id  TEXT,
     PRIMARY KEY (root_no, node_no)
 ) WITHOUT ROWID;
 

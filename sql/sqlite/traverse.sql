@@ -6,13 +6,15 @@
 -- frontier is wide against their quota, a first pass (probe-level,
 -- expand-level-keep, bound-level-root), then bound-level (sql/pgq/
 -- expand_level.sql); expand-level-keep (the candidates of select-level-candidates,
--- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert), count-level-nodes,
--- trim-level-root and close-traversal-root for roots that reach their cap,
--- move-level and reset-traversal-level; it stops once every root holds
--- max_linked_results nodes or a level reaches nothing. Then select-linked-context,
--- select-numbered-nodes and select-numbered-links read the trees back (the last
--- two given the node and link numbers of the first one's rows; Oracle's
--- select-linked-nodes and select-linked-links read them from its work table).
+-- SQL/PGQ text lowered by graphmem.pgq, kept by an upsert); with
+-- max_linked_results, count-level-nodes, then trim-level-root and
+-- close-traversal-root for roots that reach their cap; move-level and
+-- reset-traversal-level. It stops once every root holds max_linked_results nodes
+-- or a level reaches nothing (without a cap: the level statement wrote no row).
+-- Then select-linked-context, select-numbered-nodes and select-numbered-links
+-- read the trees back (the last two given the node and link numbers of the first
+-- one's rows; Oracle's select-linked-nodes and select-linked-links read them from
+-- its work table).
 -- Each level expands only the nodes first reached at the previous level and
 -- anti-joins those already reached, so the cost follows the part of the graph
 -- reached; no path is ever enumerated.
@@ -70,10 +72,16 @@ WHERE root_no = :root_no AND depth = :depth - 1;
 -- link could reach (a node is ranked by its earliest parent link, and depth leads).
 -- Every frontier node of the root is bounded by that link; a root with fewer gets
 -- no bound (NULL; the subquery finds no row). bound-level then limits the frontier
--- nodes that still have many links below that bound, and the second pass of
--- expand-level-keep reads the links up to it.
+-- nodes that still have many links below that bound. The first pass's bound
+-- becomes the node's read mark (its links up to the mark are in the level table
+-- already; NULL, no bound, becomes '~', above every link; '', below every link,
+-- for a root left out of the first pass), so the second pass of
+-- expand-level-keep keeps only the links after the mark, up to the new bound.
+-- Every SET expression reads the row as it was before the update.
 UPDATE temp.graphmem_reached
-SET (bound_created_at, bound_relation_id) = (
+SET read_created_at = COALESCE(bound_created_at, '~'),
+    read_relation_id = COALESCE(bound_relation_id, '~'),
+    (bound_created_at, bound_relation_id) = (
         SELECT l.link_created_at, l.relation_id
         FROM temp.graphmem_level l
         WHERE l.root_no = :root_no
