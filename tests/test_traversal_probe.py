@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from graphmem import GraphMemory
+from graphmem import GraphMemory, SearchResult
 from graphmem.sqlfiles import load_pgq_statement
 from graphmem.stores.sqlite import SqliteStore
 from graphmem.testing.model import ManualClock, ModelFilters, ReferenceModel
-from graphmem.testing.shape import expected_tree_rows, flatten_result
+from graphmem.testing.shape import TreeRow, expected_tree_rows, flatten_result
 from graphmem.testing.strategies import GraphSpec, LinkSpec, MemorySpec, load_graph
 
 
@@ -64,20 +64,8 @@ def test_probed_levels_equal_the_model(
         many(self, name, rows)
 
     monkeypatch.setattr(SqliteStore, "_run_many", spy)
-    clock = ManualClock()
-    with GraphMemory(":memory:", clock=clock) as memory:
-        model: ReferenceModel = load_graph(memory, clock, _wide_spec())
-        results = memory.search(
-            "text of root",
-            max_results=1,
-            num_hops=hops,
-            max_linked_results=cap,
-            include_invalid_results=True,
-        )
+    results, want = _search_wide_root(hops, cap)
     assert [r.id for r in results] == ["root"]
-    want = expected_tree_rows(
-        model, "root", model.tree("root", ModelFilters(now=clock()), hops, cap)
-    )
     assert flatten_result(results[0]) == want
     assert len(want) == cap  # the graph has more than cap nodes within 2 hops
     # 8 middle nodes against a quota of cap - 8: the second level is probed
@@ -102,19 +90,26 @@ def test_second_pass_reads_only_links_after_the_first(
         return run(self, name, **binds)
 
     monkeypatch.setattr(SqliteStore, "_run", spy)
+    results, want = _search_wide_root(2, cap)
+    assert flatten_result(results[0]) == want
+    assert len(passes) == 2  # the second level is probed, then read up to its bound
+    first, second = passes
+    assert first and not first & second
+
+
+def _search_wide_root(hops: int, cap: int) -> tuple[list[SearchResult], list[TreeRow]]:
+    """Search the wide graph from its root (on a new in-memory store): the results,
+    and the reference model's tree rows for the same call."""
     clock = ManualClock()
     with GraphMemory(":memory:", clock=clock) as memory:
         model: ReferenceModel = load_graph(memory, clock, _wide_spec())
         results = memory.search(
             "text of root",
             max_results=1,
-            num_hops=2,
+            num_hops=hops,
             max_linked_results=cap,
             include_invalid_results=True,
         )
-    assert flatten_result(results[0]) == expected_tree_rows(
-        model, "root", model.tree("root", ModelFilters(now=clock()), 2, cap)
+    return results, expected_tree_rows(
+        model, "root", model.tree("root", ModelFilters(now=clock()), hops, cap)
     )
-    assert len(passes) == 2  # the second level is probed, then read up to its bound
-    first, second = passes
-    assert first and not first & second
