@@ -88,7 +88,13 @@ def relation_from_row(row: Sequence[Any]) -> RecordRelation:
     # (this runs once per linked memory of every search).
     if not _RELATION_PLAIN:
         return RecordRelation.model_construct(**values)
-    relation = RecordRelation.__new__(RecordRelation)
+    return _plain_relation(values)
+
+
+def _plain_relation(values: dict[str, Any]) -> RecordRelation:
+    """A relation with these field values set as ``model_construct`` would set
+    them (only while ``_RELATION_PLAIN``)."""
+    relation = _new(RecordRelation)
     _set_attr(relation, "__dict__", values)
     _set_attr(relation, "__pydantic_fields_set__", set(_RELATION_FIELD_SET))
     _set_attr(relation, "__pydantic_extra__", None)
@@ -103,7 +109,7 @@ def relations_by_key(
     relation)}``. Columns: key, relation_id, source id, target id, relation type,
     opposite, timestamp, metadata, created_at; the endpoints' types from ``types``.
 
-    As :func:`relation_from_row` row by row, without its intermediate row and calls
+    As :func:`relation_from_row` row by row, without its intermediate row
     (it runs once per distinct link of every search)."""
     if not _RELATION_PLAIN:
         return {
@@ -112,27 +118,23 @@ def relations_by_key(
         }
     out: dict[Any, tuple[Any, RecordRelation]] = {}
     for key, relation_id, source, target, kind, opposite, stamp, metadata, created in links:
-        relation = _new(RecordRelation)
-        _set_attr(
-            relation,
-            "__dict__",
-            {
-                "id": relation_id,
-                "source_record_id": source,
-                "source_record_type": types[source],
-                "target_record_id": target,
-                "target_record_type": types[target],
-                "relation_type": kind,
-                "opposite_relation_type": opposite,
-                "timestamp": None if stamp is None else _time(stamp),
-                "metadata": {} if metadata == "{}" else _json(metadata),
-                "created_at": _time(created),
-            },
+        out[key] = (
+            created,
+            _plain_relation(
+                {
+                    "id": relation_id,
+                    "source_record_id": source,
+                    "source_record_type": types[source],
+                    "target_record_id": target,
+                    "target_record_type": types[target],
+                    "relation_type": kind,
+                    "opposite_relation_type": opposite,
+                    "timestamp": None if stamp is None else _time(stamp),
+                    "metadata": {} if metadata == "{}" else _json(metadata),
+                    "created_at": _time(created),
+                }
+            ),
         )
-        _set_attr(relation, "__pydantic_fields_set__", set(_RELATION_FIELD_SET))
-        _set_attr(relation, "__pydantic_extra__", None)
-        _set_attr(relation, "__pydantic_private__", None)
-        out[key] = (created, relation)
     return out
 
 

@@ -159,7 +159,7 @@ def test_close_stops_the_thread_and_leaves_no_wal(tmp_path: Path) -> None:
     memory.close()
     assert len(_checkpoint_threads()) == before
     assert not Path(f"{path}-wal").exists()
-    assert str(path.resolve()) not in _open_files()  # the thread's descriptor too
+    assert str(path.resolve()) not in _open_files()  # the thread's connection's too
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
