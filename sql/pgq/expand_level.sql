@@ -57,13 +57,13 @@ FROM (
                 SELECT g.link_created_at, g.relation_id
                 FROM GRAPH_TABLE (graphmem_graph
                     MATCH (p IS node) -[e IS adjacent]-> (n IS node)
-                    WHERE (:user_id IS NULL OR n.user_id = :user_id)
-                      AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-                      AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-                      AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-                      AND (n.expires_at IS NULL OR n.expires_at > :now)
+                    WHERE (:user_id IS NULL OR e.other_user_id = :user_id)
+                      AND (:agent_id IS NULL OR e.other_agent_id = :agent_id)
+                      AND (:thread_id IS NULL OR e.other_thread_id = :thread_id)
+                      AND INSTR(:record_types, '"' || e.other_record_type || '"') > 0
+                      AND (e.other_expires_at IS NULL OR e.other_expires_at > :now)
                     COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
-                             n.record_id AS node_id, e.relation_id AS relation_id,
+                             e.relation_id AS relation_id,
                              e.created_at AS link_created_at)
                 ) g
                 WHERE g.parent_no = f.node_no
@@ -79,8 +79,9 @@ FROM (
                   AND NOT EXISTS (
                         SELECT 1 FROM graphmem_filter mf
                         WHERE NOT EXISTS (
-                            SELECT 1 FROM graphmem_memory_meta x
-                            WHERE x.record_id = g.node_id
+                            SELECT 1 FROM graphmem_node nn
+                            JOIN graphmem_memory_meta x ON x.record_id = nn.record_id
+                            WHERE nn.node_no = g.node_no
                               AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
                 ORDER BY g.link_created_at, g.relation_id
                 FETCH FIRST :cap ROWS ONLY)
@@ -113,12 +114,12 @@ FROM (
     JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
     JOIN GRAPH_TABLE (graphmem_graph
         MATCH (p IS node) -[e IS adjacent]-> (n IS node)
-        WHERE (:user_id IS NULL OR n.user_id = :user_id)
-          AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-          AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-          AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-          AND (n.expires_at IS NULL OR n.expires_at > :now)
-        COLUMNS (p.node_no AS parent_no, n.node_no AS node_no, n.record_id AS node_id,
+        WHERE (:user_id IS NULL OR e.other_user_id = :user_id)
+          AND (:agent_id IS NULL OR e.other_agent_id = :agent_id)
+          AND (:thread_id IS NULL OR e.other_thread_id = :thread_id)
+          AND INSTR(:record_types, '"' || e.other_record_type || '"') > 0
+          AND (e.other_expires_at IS NULL OR e.other_expires_at > :now)
+        COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
                  e.relation_id AS relation_id, e.created_at AS link_created_at)
     ) g ON g.parent_no = f.node_no
     WHERE f.depth = :depth - 1
@@ -128,8 +129,9 @@ FROM (
       AND NOT EXISTS (
             SELECT 1 FROM graphmem_filter mf
             WHERE NOT EXISTS (
-                SELECT 1 FROM graphmem_memory_meta x
-                WHERE x.record_id = g.node_id
+                SELECT 1 FROM graphmem_node nn
+                JOIN graphmem_memory_meta x ON x.record_id = nn.record_id
+                WHERE nn.node_no = g.node_no
                   AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
 ) c
 WHERE c.pick = 1;
@@ -157,14 +159,13 @@ SET (bound_created_at, bound_relation_id) = (
             SELECT g.link_created_at, g.relation_id
             FROM GRAPH_TABLE (graphmem_graph
                 MATCH (p IS node) -[e IS adjacent]-> (n IS node)
-                WHERE (:user_id IS NULL OR n.user_id = :user_id)
-                  AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-                  AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-                  AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-                  AND (n.expires_at IS NULL OR n.expires_at > :now)
+                WHERE (:user_id IS NULL OR e.other_user_id = :user_id)
+                  AND (:agent_id IS NULL OR e.other_agent_id = :agent_id)
+                  AND (:thread_id IS NULL OR e.other_thread_id = :thread_id)
+                  AND INSTR(:record_types, '"' || e.other_record_type || '"') > 0
+                  AND (e.other_expires_at IS NULL OR e.other_expires_at > :now)
                 COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
-                         n.record_id AS node_id, e.relation_id AS relation_id,
-                         e.created_at AS link_created_at)
+                         e.relation_id AS relation_id, e.created_at AS link_created_at)
             ) g
             WHERE g.parent_no = graphmem_reached.node_no
               AND NOT EXISTS (
@@ -179,8 +180,9 @@ SET (bound_created_at, bound_relation_id) = (
               AND NOT EXISTS (
                     SELECT 1 FROM graphmem_filter mf
                     WHERE NOT EXISTS (
-                        SELECT 1 FROM graphmem_memory_meta x
-                        WHERE x.record_id = g.node_id
+                        SELECT 1 FROM graphmem_node nn
+                        JOIN graphmem_memory_meta x ON x.record_id = nn.record_id
+                        WHERE nn.node_no = g.node_no
                           AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value))
               AND (g.link_created_at, g.relation_id)
                   <= (COALESCE(graphmem_reached.bound_created_at, '~'),
@@ -225,12 +227,12 @@ FROM graphmem_reached f
 JOIN graphmem_roots o ON o.root_no = f.root_no AND o.open = 1
 JOIN GRAPH_TABLE (graphmem_graph
     MATCH (p IS node) -[e IS adjacent]-> (n IS node)
-    WHERE (:user_id IS NULL OR n.user_id = :user_id)
-      AND (:agent_id IS NULL OR n.agent_id = :agent_id)
-      AND (:thread_id IS NULL OR n.thread_id = :thread_id)
-      AND INSTR(:record_types, '"' || n.record_type || '"') > 0
-      AND (n.expires_at IS NULL OR n.expires_at > :now)
-    COLUMNS (p.node_no AS parent_no, n.node_no AS node_no, n.record_id AS node_id,
+    WHERE (:user_id IS NULL OR e.other_user_id = :user_id)
+      AND (:agent_id IS NULL OR e.other_agent_id = :agent_id)
+      AND (:thread_id IS NULL OR e.other_thread_id = :thread_id)
+      AND INSTR(:record_types, '"' || e.other_record_type || '"') > 0
+      AND (e.other_expires_at IS NULL OR e.other_expires_at > :now)
+    COLUMNS (p.node_no AS parent_no, n.node_no AS node_no,
              e.relation_id AS relation_id, e.created_at AS link_created_at,
              e.link_no AS link_no)
 ) g ON g.parent_no = f.node_no
@@ -245,6 +247,7 @@ WHERE f.depth = :depth - 1
   AND NOT EXISTS (
         SELECT 1 FROM graphmem_filter mf
         WHERE NOT EXISTS (
-            SELECT 1 FROM graphmem_memory_meta x
-            WHERE x.record_id = g.node_id
+            SELECT 1 FROM graphmem_node nn
+            JOIN graphmem_memory_meta x ON x.record_id = nn.record_id
+            WHERE nn.node_no = g.node_no
               AND x.meta_key = mf.meta_key AND x.meta_value = mf.meta_value));
