@@ -9,6 +9,15 @@
 -- level for depth 1..num_hops after loading the roots into graphmem_reached
 -- (depth 0) and graphmem_roots, and the metadata filter into graphmem_filter;
 -- see traverse.sql of each dialect for the statements around it.
+--
+-- Every statement tests the search filters on the adjacency row itself (its
+-- other_* columns, copies of the neighbour's node row kept by triggers since
+-- schema version 9), so a candidate link costs a read of the index range it is
+-- in and no search of graphmem_node; the vertex n is used only for its key,
+-- which the lowering takes from the edge (other_no). Only the metadata filter
+-- needs the neighbour's record id: it looks the node row up by number, and only
+-- when graphmem_filter holds a pair (an empty filter makes the outer NOT EXISTS
+-- true without running the inner one).
 -- Used by graphmem.stores.sqlite.SqliteStore and graphmem.stores.oracle.OracleStore.
 
 -- name: expand-level
@@ -218,7 +227,7 @@ WHERE depth = :depth - 1
 -- sorts after the digits of the time text). The mark is a test on each link
 -- read, not a second end of the range: as one (COALESCE to ('', '')) it cost
 -- every level 8% more instructions, where the test costs 1.5% and a second pass
--- drops the links up to the mark before its anti-join and node lookup.
+-- drops the links up to the mark before its anti-join.
 -- Row-value inequalities are SQLite's (Oracle compares row values only for
 -- equality): this statement and bound-level serve the embedded store, Oracle
 -- runs expand-level.
