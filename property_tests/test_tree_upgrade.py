@@ -4,8 +4,9 @@ version that opening upgrades: 3 (before the vector log), 4 (before the node
 numbers and the adjacency table the traversal walks since version 5), 5
 (before the vector log's rebuild and the adjacency trigger of version 6), 6
 (before the link write triggers and the keyword documents numbered by user of
-version 7) and 7 (before the link numbers that the traversal reads its links back
-by, version 8)."""
+version 7), 7 (before the link numbers that the traversal reads its links back
+by, version 8) and 8 (before the neighbour's filter columns in the adjacency rows
+that the traversal levels test, version 9)."""
 
 import sqlite3
 import tempfile
@@ -23,7 +24,8 @@ from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_grap
 
 _DATA = Path(__file__).parents[1] / "tests" / "data"
 INSTALL = {
-    v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8") for v in ("3", "4", "5", "6", "7")
+    v: (_DATA / f"sqlite_install_v{v}.sql").read_text("utf-8")
+    for v in ("3", "4", "5", "6", "7", "8")
 }
 _TABLES = ("memory", "memory_meta", "link")
 

@@ -29,6 +29,12 @@ its rowid as its number), and its adjacency table is copied, in key order, into
 one with the new column, each row's number found through its relation_id. The
 indexes of both tables are made after their rows are in place (one sort each,
 not a b-tree grown row by row at random), with a larger page cache than usual.
+
+Version 9 stores in each adjacency row the search filter columns of its far end
+(``other_record_type`` and the other four ``other_*`` columns). SQLite cannot add
+a ``NOT NULL`` column without a default, so an older store's adjacency table is
+copied the same way, in key order, into one of the new shape, each row given the
+columns of its ``other_no`` node (in the version 8 copy too, for older stores).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_state
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 _REBUILD_CACHE_KIB = 1_048_576
@@ -80,7 +86,11 @@ def script_statements(script: str) -> Iterator[str]:
 def install(conn: sqlite3.Connection, store_id: str) -> None:
     """Create or upgrade the store's objects in one transaction (a failure leaves none)."""
     # PRAGMA foreign_keys is a no-op inside a transaction: set it before BEGIN.
-    rebuild = _needs_rebuild(conn, store_id) or _needs_link_numbers(conn, store_id)
+    rebuild = (
+        _needs_rebuild(conn, store_id)
+        or _needs_link_numbers(conn, store_id)
+        or _needs_neighbour_columns(conn, store_id)
+    )
     cache = int(conn.execute("PRAGMA cache_size").fetchone()[0]) if rebuild else 0
     if rebuild:
         conn.execute("PRAGMA foreign_keys = OFF")
@@ -96,6 +106,9 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
                 _rebuild_memory_table(conn, store_id)
             if _needs_link_numbers(conn, store_id):
                 _number_links(conn, store_id)
+            if _needs_neighbour_columns(conn, store_id):
+                _drop_triggers(conn, object_prefix(store_id))
+                _copy_adjacency(conn, store_id, renumber=False)
             for statement in script_statements(load_script("sqlite", "install", store_id)):
                 conn.execute(statement)
             conn.execute("COMMIT")
@@ -169,12 +182,33 @@ def _number_links(conn: sqlite3.Connection, store_id: str) -> None:
     # the relation_id key now (one sort), for the adjacency rows to find their number
     unique_id = rf"CREATE UNIQUE INDEX IF NOT EXISTS {re.escape(link)}_id_ux "
     conn.execute(_install_statement(store_id, unique_id))
+    _copy_adjacency(conn, store_id, renumber=True)
+
+
+def _needs_neighbour_columns(conn: sqlite3.Connection, store_id: str) -> bool:
+    """Whether the store has an adjacency table from before version 9."""
+    columns = _columns(conn, f"{object_prefix(store_id)}adjacency")
+    return bool(columns) and "other_record_type" not in columns
+
+
+def _copy_adjacency(conn: sqlite3.Connection, store_id: str, renumber: bool) -> None:
+    """Copy the adjacency rows, in key order, into a table of install.sql's shape:
+    each row with the filter columns of its other_no node (version 9) and, when
+    ``renumber``, the number of its link found through its relation_id (version 8;
+    else the row's own)."""
+    prefix = object_prefix(store_id)
+    adjacency, node, link = f"{prefix}adjacency", f"{prefix}node", f"{prefix}link"
     _replace_table(conn, store_id, adjacency)
+    number, join = ("l.link_no", f'JOIN "{link}" l ON l.relation_id = a.relation_id')
+    if not renumber:
+        number, join = "a.link_no", ""
     conn.execute(
-        f'INSERT INTO "{adjacency}" (node_no, created_at, relation_id, other_no, link_no) '
-        f"SELECT a.node_no, a.created_at, a.relation_id, a.other_no, l.link_no "
-        f'FROM "{adjacency}_old" a JOIN "{link}" l ON l.relation_id = a.relation_id '
-        f"ORDER BY a.node_no, a.created_at, a.relation_id"
+        f'INSERT INTO "{adjacency}" (node_no, created_at, relation_id, other_no, link_no, '
+        "other_record_type, other_user_id, other_agent_id, other_thread_id, other_expires_at) "
+        f"SELECT a.node_no, a.created_at, a.relation_id, a.other_no, {number}, "
+        "n.record_type, n.user_id, n.agent_id, n.thread_id, n.expires_at "
+        f'FROM "{adjacency}_old" a {join} JOIN "{node}" n ON n.node_no = a.other_no '
+        "ORDER BY a.node_no, a.created_at, a.relation_id"
     )
     _drop_copied(conn, f"{adjacency}_old")
 

@@ -11,8 +11,11 @@
 -- graph: vertex table graphmem_node (label node: a memory's number and search
 -- filter columns) and edge table graphmem_adjacency (label adjacent: each link
 -- once from each end, node_no to other_no, kept by triggers; link_no, since
--- version 8, is the link's number in graphmem_link). OR REPLACE: a store made
--- before version 5 gets the new element tables when install.sql runs again.
+-- version 8, is the link's number in graphmem_link; the other_* columns, since
+-- version 9, are copies of the other_no node's search filter columns, so that a
+-- traversal level tests a neighbour without reading its node row). OR REPLACE:
+-- a store made before version 5 gets the new element tables when install.sql
+-- runs again.
 CREATE OR REPLACE PROPERTY GRAPH graphmem_graph
     VERTEX TABLES (
         graphmem_memory AS memory
@@ -39,5 +42,7 @@ CREATE OR REPLACE PROPERTY GRAPH graphmem_graph
             SOURCE KEY (node_no) REFERENCES node (node_no)
             DESTINATION KEY (other_no) REFERENCES node (node_no)
             LABEL adjacent
-            PROPERTIES (node_no, other_no, created_at, relation_id, link_no)
+            PROPERTIES (node_no, other_no, created_at, relation_id, link_no,
+                        other_record_type, other_user_id, other_agent_id,
+                        other_thread_id, other_expires_at)
     );

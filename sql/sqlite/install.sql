@@ -445,13 +445,19 @@ CREATE TABLE IF NOT EXISTS graphmem_node (
     expires_at  TEXT
 );
 
--- link_no: schema version 8 (see its block at the end).
+-- link_no: schema version 8; the other_* columns (the search filter columns of
+-- the other_no node): schema version 9 (see their blocks at the end).
 CREATE TABLE IF NOT EXISTS graphmem_adjacency (
-    node_no     INTEGER NOT NULL,
-    created_at  TEXT NOT NULL,
-    relation_id TEXT NOT NULL,
-    other_no    INTEGER NOT NULL,
-    link_no     INTEGER NOT NULL,
+    node_no           INTEGER NOT NULL,
+    created_at        TEXT NOT NULL,
+    relation_id       TEXT NOT NULL,
+    other_no          INTEGER NOT NULL,
+    link_no           INTEGER NOT NULL,
+    other_record_type TEXT NOT NULL,
+    other_user_id     TEXT,
+    other_agent_id    TEXT,
+    other_thread_id   TEXT,
+    other_expires_at  TEXT,
     PRIMARY KEY (node_no, created_at, relation_id)
 ) WITHOUT ROWID;
 
@@ -567,8 +573,11 @@ CROSS JOIN graphmem_memory m
 WHERE NOT EXISTS (SELECT 1 FROM graphmem_node n WHERE n.record_id = m.record_id)
 ORDER BY m.rowid;
 
-INSERT INTO graphmem_adjacency (node_no, created_at, relation_id, other_no, link_no)
-SELECT s.node_no, l.created_at, l.relation_id, t.node_no, l.link_no
+INSERT INTO graphmem_adjacency (node_no, created_at, relation_id, other_no, link_no,
+                                other_record_type, other_user_id, other_agent_id,
+                                other_thread_id, other_expires_at)
+SELECT s.node_no, l.created_at, l.relation_id, t.node_no, l.link_no,
+       t.record_type, t.user_id, t.agent_id, t.thread_id, t.expires_at
 FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)) AS unfilled
 CROSS JOIN graphmem_link l
 JOIN graphmem_node s ON s.record_id = l.source_id
@@ -577,7 +586,8 @@ WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency a
                   WHERE a.node_no = s.node_no AND a.created_at = l.created_at
                     AND a.relation_id = l.relation_id)
 UNION ALL
-SELECT t.node_no, l.created_at, l.relation_id, s.node_no, l.link_no
+SELECT t.node_no, l.created_at, l.relation_id, s.node_no, l.link_no,
+       s.record_type, s.user_id, s.agent_id, s.thread_id, s.expires_at
 FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM graphmem_adjacency)) AS unfilled
 CROSS JOIN graphmem_link l
 JOIN graphmem_node s ON s.record_id = l.source_id
@@ -788,7 +798,7 @@ END;
 -- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '8')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '9')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------
@@ -1111,7 +1121,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS graphmem_link_ends_ux
     ON graphmem_link (source_id, target_id, relation_type);
 
 -- The adjacency triggers of versions 5-7 again, each writing its rows' link_no
--- (graphmem_adjacency_au also fires when a DBA changes a link's number).
+-- (graphmem_adjacency_au also fires when a DBA changes a link's number) and,
+-- since version 9, the filter columns of each row's other end, copied from the
+-- node rows that the insert reads for the numbers anyway.
 -- graphmem_link_replaced_ai drops a noted row only when no link of that
 -- relation_id and created_at has the row's node as an end (before, when the
 -- noted link's ends had changed: a note that an ignored insert left behind
@@ -1127,13 +1139,19 @@ BEGIN
     WHERE node_no = (SELECT n.node_no FROM graphmem_node n WHERE n.record_id = OLD.target_id)
       AND created_at = OLD.created_at AND relation_id = OLD.relation_id;
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
-                                               link_no)
-    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no
+                                               link_no, other_record_type, other_user_id,
+                                               other_agent_id, other_thread_id,
+                                               other_expires_at)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no,
+           t.record_type, t.user_id, t.agent_id, t.thread_id, t.expires_at
     FROM graphmem_node s, graphmem_node t
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
-                                               link_no)
-    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no
+                                               link_no, other_record_type, other_user_id,
+                                               other_agent_id, other_thread_id,
+                                               other_expires_at)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no,
+           s.record_type, s.user_id, s.agent_id, s.thread_id, s.expires_at
     FROM graphmem_node s, graphmem_node t
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
 END;
@@ -1143,13 +1161,19 @@ CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_ai
 AFTER INSERT ON graphmem_link
 BEGIN
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
-                                               link_no)
-    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no
+                                               link_no, other_record_type, other_user_id,
+                                               other_agent_id, other_thread_id,
+                                               other_expires_at)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no,
+           t.record_type, t.user_id, t.agent_id, t.thread_id, t.expires_at
     FROM graphmem_node s, graphmem_node t
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
-                                               link_no)
-    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no
+                                               link_no, other_record_type, other_user_id,
+                                               other_agent_id, other_thread_id,
+                                               other_expires_at)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no,
+           s.record_type, s.user_id, s.agent_id, s.thread_id, s.expires_at
     FROM graphmem_node s, graphmem_node t
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
 END;
@@ -1185,15 +1209,63 @@ BEGIN
                        OR t.node_no = graphmem_adjacency.node_no)));
     DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
-                                               link_no)
-    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no
+                                               link_no, other_record_type, other_user_id,
+                                               other_agent_id, other_thread_id,
+                                               other_expires_at)
+    SELECT s.node_no, NEW.created_at, NEW.relation_id, t.node_no, NEW.link_no,
+           t.record_type, t.user_id, t.agent_id, t.thread_id, t.expires_at
     FROM graphmem_node s, graphmem_node t
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
     INSERT OR REPLACE INTO graphmem_adjacency (node_no, created_at, relation_id, other_no,
-                                               link_no)
-    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no
+                                               link_no, other_record_type, other_user_id,
+                                               other_agent_id, other_thread_id,
+                                               other_expires_at)
+    SELECT t.node_no, NEW.created_at, NEW.relation_id, s.node_no, NEW.link_no,
+           s.record_type, s.user_id, s.agent_id, s.thread_id, s.expires_at
     FROM graphmem_node s, graphmem_node t
     WHERE s.record_id = NEW.source_id AND t.record_id = NEW.target_id;
 END;
 -- End of schema version 8, traversal link numbers.
+-- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
+-- Schema version 9, the neighbour's filters in the adjacency: each adjacency row
+-- carries the search filter columns (record type, user, agent, thread, expiry)
+-- of its other_no node (other_record_type, other_user_id, other_agent_id,
+-- other_thread_id, other_expires_at: columns of the CREATE TABLE above), so a
+-- traversal level tests its candidate links on the index range it reads and
+-- searches no graphmem_node row (sql/pgq/expand_level.sql). A link write copies
+-- them (the version 8 triggers above); a change of one of them in graphmem_node,
+-- which follows each change of the memory (graphmem_node_au), rewrites them
+-- below, DBA DML included.
+--
+-- SQLite cannot add a NOT NULL column without a default: on a store made before
+-- version 9, graphmem.stores.sqlite_schema copies the adjacency rows into a
+-- table of the new shape, in key order, with the columns of each row's other
+-- node, before this script runs. A store made before version 5 gets them from
+-- the version 5 fill statement above.
+
+-- A node's filter columns changed: the rows whose other_no is that node are the
+-- mirrors of the node's own rows (node_no, created_at, relation_id, other_no):
+-- the primary-key points (other_no, created_at, relation_id), one each (an
+-- UPDATE ... FROM: a row-value IN list would search only by node_no, reading
+-- every link of a neighbour that is a hub). Only when one of the five columns
+-- changed (an update writing the same values, as a memory update does for the
+-- columns it does not change, touches no adjacency row).
+CREATE TRIGGER IF NOT EXISTS graphmem_adjacency_other_au
+AFTER UPDATE OF record_type, user_id, agent_id, thread_id, expires_at ON graphmem_node
+WHEN NEW.record_type IS NOT OLD.record_type OR NEW.user_id IS NOT OLD.user_id
+  OR NEW.agent_id IS NOT OLD.agent_id OR NEW.thread_id IS NOT OLD.thread_id
+  OR NEW.expires_at IS NOT OLD.expires_at
+BEGIN
+    UPDATE graphmem_adjacency
+    SET other_record_type = NEW.record_type, other_user_id = NEW.user_id,
+        other_agent_id = NEW.agent_id, other_thread_id = NEW.thread_id,
+        other_expires_at = NEW.expires_at
+    FROM graphmem_adjacency AS a
+    WHERE a.node_no = NEW.node_no AND graphmem_adjacency.node_no = a.other_no
+      AND graphmem_adjacency.created_at = a.created_at
+      AND graphmem_adjacency.relation_id = a.relation_id;
+END;
+-- End of schema version 9, the neighbour's filters in the adjacency.
 -- ---------------------------------------------------------------------------

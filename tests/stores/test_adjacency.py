@@ -2,7 +2,8 @@
 memory and link tables, a DBA's included (the triggers of install.sql, schema
 version 5): after each statement, graphmem_adjacency holds exactly two rows per
 link (one from each end, keyed by the ends' node numbers, with the link's number
-since version 8) and graphmem_node one row per memory with its filter columns."""
+since version 8 and the far end's filter columns since version 9) and
+graphmem_node one row per memory with its filter columns."""
 
 from __future__ import annotations
 
@@ -28,12 +29,13 @@ def _expected(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
         )
     )
     number = dict(conn.execute("SELECT record_id, node_no FROM graphmem_node"))
+    filters = {node[0]: node[1:] for node in nodes}
     rows = set()
     for rel, src, tgt, created, link_no in conn.execute(
         "SELECT relation_id, source_id, target_id, created_at, link_no FROM graphmem_link"
     ):
-        rows.add((number[src], created, rel, number[tgt], link_no))
-        rows.add((number[tgt], created, rel, number[src], link_no))
+        rows.add((number[src], created, rel, number[tgt], link_no, *filters[tgt]))
+        rows.add((number[tgt], created, rel, number[src], link_no, *filters[src]))
     return nodes, rows
 
 
@@ -46,7 +48,9 @@ def _actual(conn: sqlite3.Connection) -> tuple[set[tuple], set[tuple]]:
     )
     rows = set(
         conn.execute(
-            "SELECT node_no, created_at, relation_id, other_no, link_no FROM graphmem_adjacency"
+            "SELECT node_no, created_at, relation_id, other_no, link_no, other_record_type, "
+            "other_user_id, other_agent_id, other_thread_id, other_expires_at "
+            "FROM graphmem_adjacency"
         )
     )
     return nodes, rows
@@ -61,7 +65,12 @@ _DML = st.one_of(
     st.tuples(st.just("insert-memory"), _ID, st.sampled_from(["fact", "memory"])),
     st.tuples(st.just("replace-memory"), _ID, st.sampled_from(["fact", "memory"])),
     st.tuples(st.just("delete-memory"), _ID),
-    st.tuples(st.just("update-memory"), _ID, st.sampled_from(["u1", None])),
+    st.tuples(
+        st.just("update-memory"),
+        _ID,
+        st.sampled_from(["user_id", "agent_id", "thread_id", "expires_at", "record_type"]),
+        st.sampled_from(["u1", None, "fact", "memory", T.format(9)]),
+    ),
     st.tuples(st.just("insert-link"), _REL, _ID, _ID, _TYPE, _SEC),
     st.tuples(st.just("replace-link"), _REL, _ID, _ID, _TYPE, _SEC),
     st.tuples(st.just("ignore-link"), _REL, _ID, _ID, _TYPE, _SEC),
@@ -92,8 +101,8 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
         "replace-memory": lambda: ("INSERT OR REPLACE " + memory, args),
         "delete-memory": lambda: ("DELETE FROM graphmem_memory WHERE record_id = ?", args),
         "update-memory": lambda: (
-            "UPDATE graphmem_memory SET user_id = ? WHERE record_id = ?",
-            args[::-1],
+            f"UPDATE graphmem_memory SET {args[1]} = ? WHERE record_id = ?",
+            [args[2], args[0]],
         ),
         "insert-link": lambda: ("INSERT " + link, link_row()),
         "replace-link": lambda: ("INSERT OR REPLACE " + link, link_row()),
