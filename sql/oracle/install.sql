@@ -494,9 +494,10 @@ DROP INDEX IF EXISTS GRAPHMEM_LINK_PAIR_IX;
 -- Both triggers follow GRAPHMEM_LINK_VALIDITY's pattern: AFTER EACH ROW only
 -- copies :NEW/:OLD values into collections; AFTER STATEMENT writes the node and
 -- adjacency rows of the collected memories and links.
--- Since version 9 an update that changes one of the five filter columns (`moved`,
--- tested column by column by unchanged, NULLs equal) also rewrites their copies in the
--- adjacency rows that lead to the memory's node: each of the node's own rows
+-- Since version 9 an update that changes one of the five filter columns (noted in
+-- `moved`; `unchanged` compares them one by one, two NULLs being equal) also
+-- rewrites their copies in the adjacency rows that lead to the memory's node
+-- (schema version 9 block above): each of the node's own rows
 -- (node_no = X, created_at, relation_id, other_no = Y) names its mirror by the
 -- key (Y, created_at, relation_id). An update that changes none of them (the
 -- columns are only named in its SET) writes no adjacency row.
