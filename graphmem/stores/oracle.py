@@ -39,7 +39,14 @@ from graphmem.sqlfiles import (
 from graphmem.stores.oracle_session import OracleSession, id_lists, vector_bind
 from graphmem.stores.sql_store import SqlStore
 
-__all__ = ["NEAREST_SLACK", "SCHEMA_GRAPHS", "SCHEMA_TABLES", "SCHEMA_TRIGGERS", "OracleStore"]
+__all__ = [
+    "NEAREST_SLACK",
+    "SCHEMA_FILTER_COLUMNS",
+    "SCHEMA_GRAPHS",
+    "SCHEMA_TABLES",
+    "SCHEMA_TRIGGERS",
+    "OracleStore",
+]
 
 NEAREST_SLACK = 1e-5
 """``select-nearest`` also returns rows this close to the k-th distance, far more
@@ -52,10 +59,15 @@ SCHEMA_TRIGGERS = 4
 """VALID triggers that ``count-schema-tables`` finds in a complete schema."""
 SCHEMA_GRAPHS = 1
 """Property graphs that ``count-schema-tables`` finds in a complete schema."""
+SCHEMA_FILTER_COLUMNS = 5
+"""The neighbour's filter columns of the adjacency table (schema version 9) that
+``count-schema-tables`` finds in a complete schema; fewer means a store made
+before them, which ``install.sql`` upgrades."""
 _SCHEMA_PARTS = (
     (SCHEMA_TABLES, "tables"),
     (SCHEMA_TRIGGERS, "valid triggers"),
     (SCHEMA_GRAPHS, "property graph"),
+    (SCHEMA_FILTER_COLUMNS, "adjacency filter columns"),
 )
 
 
@@ -83,7 +95,8 @@ class OracleStore(SqlStore):
     Raises:
         BackendError: python-oracledb is missing or the connection fails.
         SchemaError: the server is older than 23.4; the schema is incomplete
-            (a table or the property graph missing, a trigger not VALID) under
+            (a table or the property graph missing, a trigger not VALID, the
+            adjacency without the columns of schema version 9) under
             ``REQUIRE_EXISTING``; or ``install.sql`` reported a compilation
             error or left the schema incomplete.
     """
@@ -134,7 +147,7 @@ class OracleStore(SqlStore):
                 )
 
     def _schema_counts(self) -> tuple[Any, ...]:
-        """``count-schema-tables``: tables, valid triggers, property graphs found."""
+        """``count-schema-tables``: tables, valid triggers, property graphs, filter columns."""
         with self.transaction(write=False):
             return tuple(self._run("count-schema-tables").fetchone())
 

@@ -394,6 +394,11 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_ADJACENCY (
     relation_id VARCHAR2(128 CHAR) NOT NULL,
     other_no    NUMBER(19) NOT NULL,
     link_no     NUMBER(19) NOT NULL,
+    other_record_type VARCHAR2(32) NOT NULL,
+    other_user_id     VARCHAR2(512 CHAR),
+    other_agent_id    VARCHAR2(512 CHAR),
+    other_thread_id   VARCHAR2(512 CHAR),
+    other_expires_at  VARCHAR2(32),
     CONSTRAINT GRAPHMEM_ADJACENCY_PK PRIMARY KEY (node_no, created_at, relation_id)
 ) ORGANIZATION INDEX;
 
@@ -432,6 +437,48 @@ END;
 -- End of schema version 8, traversal link numbers.
 -- ---------------------------------------------------------------------------
 
+-- ---------------------------------------------------------------------------
+-- Schema version 9, the neighbour's search-filter columns in the adjacency (as in
+-- sql/sqlite/install.sql): each GRAPHMEM_ADJACENCY row carries a copy of the
+-- GRAPHMEM_NODE columns of its other_no node (other_record_type, other_user_id,
+-- other_agent_id, other_thread_id, other_expires_at; properties of the edge
+-- table adjacent), so that a level tests the filters on the adjacency key range
+-- it reads and touches no node row. GRAPHMEM_ADJACENCY_SYNC writes them with a
+-- link's rows; GRAPHMEM_NODE_SYNC rewrites them when a memory's filter columns
+-- change. A store made before gets the columns here (each one only if missing),
+-- filled from GRAPHMEM_NODE by other_no before other_record_type is made NOT NULL;
+-- the fill runs only while that column is still nullable, so a re-run of an
+-- upgraded store reads no row. Run it with no writer of the store at work: a link
+-- written by the old trigger between the ADD and the fill would stop the NOT NULL.
+-- (Written from Oracle's documentation; not run against a server here.)
+BEGIN
+    FOR c IN (SELECT w.column_name, w.column_type
+              FROM (SELECT 'OTHER_RECORD_TYPE' AS column_name,
+                           'VARCHAR2(32)' AS column_type FROM dual
+                    UNION ALL SELECT 'OTHER_USER_ID', 'VARCHAR2(512 CHAR)' FROM dual
+                    UNION ALL SELECT 'OTHER_AGENT_ID', 'VARCHAR2(512 CHAR)' FROM dual
+                    UNION ALL SELECT 'OTHER_THREAD_ID', 'VARCHAR2(512 CHAR)' FROM dual
+                    UNION ALL SELECT 'OTHER_EXPIRES_AT', 'VARCHAR2(32)' FROM dual) w
+              WHERE NOT EXISTS (SELECT 1 FROM user_tab_columns t
+                                WHERE t.table_name = 'GRAPHMEM_ADJACENCY'
+                                  AND t.column_name = w.column_name)) LOOP
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_ADJACENCY ADD ('
+            || c.column_name || ' ' || c.column_type || ')';
+    END LOOP;
+    FOR t IN (SELECT column_name FROM user_tab_columns
+              WHERE table_name = 'GRAPHMEM_ADJACENCY'
+                AND column_name = 'OTHER_RECORD_TYPE' AND nullable = 'Y') LOOP
+        EXECUTE IMMEDIATE 'UPDATE GRAPHMEM_ADJACENCY a SET (a.other_record_type, '
+            || 'a.other_user_id, a.other_agent_id, a.other_thread_id, a.other_expires_at) = '
+            || '(SELECT n.record_type, n.user_id, n.agent_id, n.thread_id, n.expires_at '
+            || 'FROM GRAPHMEM_NODE n WHERE n.node_no = a.other_no)';
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_ADJACENCY MODIFY (other_record_type NOT NULL)';
+    END LOOP;
+END;
+/
+-- End of schema version 9, the neighbour's filter columns.
+-- ---------------------------------------------------------------------------
+
 -- The earliest link between two given nodes (the capped level counts a
 -- neighbour once, by its earliest link).
 CREATE INDEX IF NOT EXISTS GRAPHMEM_ADJACENCY_PAIR_IX
@@ -447,6 +494,13 @@ DROP INDEX IF EXISTS GRAPHMEM_LINK_PAIR_IX;
 -- Both triggers follow GRAPHMEM_LINK_VALIDITY's pattern: AFTER EACH ROW only
 -- copies :NEW/:OLD values into collections; AFTER STATEMENT writes the node and
 -- adjacency rows of the collected memories and links.
+-- Since version 9 an update that changes one of the five filter columns (noted in
+-- `moved`; `unchanged` compares them one by one, two NULLs being equal) also
+-- rewrites their copies in the adjacency rows that lead to the memory's node
+-- (schema version 9 block above): each of the node's own rows
+-- (node_no = X, created_at, relation_id, other_no = Y) names its mirror by the
+-- key (Y, created_at, relation_id). An update that changes none of them (the
+-- columns are only named in its SET) writes no adjacency row.
 CREATE OR REPLACE TRIGGER GRAPHMEM_NODE_SYNC
 FOR INSERT OR DELETE OR UPDATE OF record_type, user_id, agent_id, thread_id, expires_at
 ON GRAPHMEM_MEMORY
@@ -454,6 +508,14 @@ COMPOUND TRIGGER
     TYPE id_list IS TABLE OF VARCHAR2(512) INDEX BY PLS_INTEGER;
     written id_list;
     removed id_list;
+    moved   id_list;
+    --
+    -- NULLs equal; always TRUE or FALSE, never NULL (an IF would read NULL as FALSE)
+    FUNCTION unchanged(old_value VARCHAR2, new_value VARCHAR2) RETURN BOOLEAN IS
+    BEGIN
+        RETURN (old_value IS NULL AND new_value IS NULL)
+            OR (old_value IS NOT NULL AND new_value IS NOT NULL AND old_value = new_value);
+    END unchanged;
     --
     AFTER EACH ROW IS
     BEGIN
@@ -461,6 +523,13 @@ COMPOUND TRIGGER
             removed(removed.COUNT + 1) := :OLD.record_id;
         ELSE
             written(written.COUNT + 1) := :NEW.record_id;
+        END IF;
+        IF UPDATING AND NOT (unchanged(:OLD.record_type, :NEW.record_type)
+                             AND unchanged(:OLD.user_id, :NEW.user_id)
+                             AND unchanged(:OLD.agent_id, :NEW.agent_id)
+                             AND unchanged(:OLD.thread_id, :NEW.thread_id)
+                             AND unchanged(:OLD.expires_at, :NEW.expires_at)) THEN
+            moved(moved.COUNT + 1) := :NEW.record_id;
         END IF;
     END AFTER EACH ROW;
     --
@@ -477,6 +546,18 @@ COMPOUND TRIGGER
             WHEN NOT MATCHED THEN INSERT (record_id, record_type, user_id, agent_id, thread_id,
                 expires_at) VALUES (m.record_id, m.record_type, m.user_id, m.agent_id,
                 m.thread_id, m.expires_at);
+        END LOOP;
+        -- the copies of a changed node's filter columns, in its neighbours' rows
+        FOR i IN 1 .. moved.COUNT LOOP
+            UPDATE GRAPHMEM_ADJACENCY a
+            SET (a.other_record_type, a.other_user_id, a.other_agent_id, a.other_thread_id,
+                 a.other_expires_at) = (SELECT n.record_type, n.user_id, n.agent_id,
+                    n.thread_id, n.expires_at
+                    FROM GRAPHMEM_NODE n WHERE n.record_id = moved(i))
+            WHERE (a.node_no, a.created_at, a.relation_id) IN (SELECT b.other_no,
+                    b.created_at, b.relation_id
+                    FROM GRAPHMEM_ADJACENCY b JOIN GRAPHMEM_NODE n ON n.node_no = b.node_no
+                    WHERE n.record_id = moved(i));
         END LOOP;
         -- the rows of each remaining link of a deleted memory, both ends, then its number
         FOR i IN 1 .. removed.COUNT LOOP
@@ -537,13 +618,18 @@ COMPOUND TRIGGER
               AND a.created_at = gone(i).created_at AND a.relation_id = gone(i).relation_id;
         END LOOP;
         FOR i IN 1 .. added.COUNT LOOP
-            INSERT INTO GRAPHMEM_ADJACENCY (node_no, created_at, relation_id, other_no, link_no)
+            INSERT INTO GRAPHMEM_ADJACENCY (node_no, created_at, relation_id, other_no, link_no,
+                other_record_type, other_user_id, other_agent_id, other_thread_id,
+                other_expires_at)
             SELECT e.node_no, added(i).created_at, added(i).relation_id, e.other_no,
-                   added(i).link_no
-            FROM (SELECT s.node_no, t.node_no AS other_no
+                   added(i).link_no, e.record_type, e.user_id, e.agent_id, e.thread_id,
+                   e.expires_at
+            FROM (SELECT s.node_no, t.node_no AS other_no, t.record_type, t.user_id,
+                         t.agent_id, t.thread_id, t.expires_at
                   FROM GRAPHMEM_NODE s, GRAPHMEM_NODE t
                   WHERE s.record_id = added(i).source_id AND t.record_id = added(i).target_id
-                  UNION ALL SELECT t.node_no, s.node_no
+                  UNION ALL SELECT t.node_no, s.node_no, s.record_type, s.user_id, s.agent_id,
+                         s.thread_id, s.expires_at
                   FROM GRAPHMEM_NODE s, GRAPHMEM_NODE t
                   WHERE s.record_id = added(i).source_id
                     AND t.record_id = added(i).target_id) e;
@@ -559,15 +645,19 @@ SELECT m.record_id, m.record_type, m.user_id, m.agent_id, m.thread_id, m.expires
 FROM GRAPHMEM_MEMORY m
 WHERE NOT EXISTS (SELECT 1 FROM GRAPHMEM_NODE n WHERE n.record_id = m.record_id);
 
-INSERT INTO GRAPHMEM_ADJACENCY (node_no, created_at, relation_id, other_no, link_no)
-SELECT e.node_no, e.created_at, e.relation_id, e.other_no, e.link_no
+INSERT INTO GRAPHMEM_ADJACENCY (node_no, created_at, relation_id, other_no, link_no,
+    other_record_type, other_user_id, other_agent_id, other_thread_id, other_expires_at)
+SELECT e.node_no, e.created_at, e.relation_id, e.other_no, e.link_no, e.record_type,
+       e.user_id, e.agent_id, e.thread_id, e.expires_at
 FROM (
-    SELECT s.node_no, l.created_at, l.relation_id, t.node_no AS other_no, l.link_no
+    SELECT s.node_no, l.created_at, l.relation_id, t.node_no AS other_no, l.link_no,
+           t.record_type, t.user_id, t.agent_id, t.thread_id, t.expires_at
     FROM GRAPHMEM_LINK l
     JOIN GRAPHMEM_NODE s ON s.record_id = l.source_id
     JOIN GRAPHMEM_NODE t ON t.record_id = l.target_id
     UNION ALL
-    SELECT t.node_no, l.created_at, l.relation_id, s.node_no, l.link_no
+    SELECT t.node_no, l.created_at, l.relation_id, s.node_no, l.link_no,
+           s.record_type, s.user_id, s.agent_id, s.thread_id, s.expires_at
     FROM GRAPHMEM_LINK l
     JOIN GRAPHMEM_NODE s ON s.record_id = l.source_id
     JOIN GRAPHMEM_NODE t ON t.record_id = l.target_id
@@ -613,7 +703,9 @@ CREATE OR REPLACE PROPERTY GRAPH graphmem_graph
             SOURCE KEY (node_no) REFERENCES node (node_no)
             DESTINATION KEY (other_no) REFERENCES node (node_no)
             LABEL adjacent
-            PROPERTIES (node_no, other_no, created_at, relation_id, link_no)
+            PROPERTIES (node_no, other_no, created_at, relation_id, link_no,
+                        other_record_type, other_user_id, other_agent_id, other_thread_id,
+                        other_expires_at)
     );
 
 -- prompt registry ---------------------------------------------------------------

@@ -115,7 +115,10 @@ SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version' FOR UPDAT
 -- the 3 work tables, the 2 prompt registry tables, the 2 memory service tables and the
 -- job table: all 16 needed), the triggers
 -- found VALID (all 4 needed: a trigger created with compilation errors is INVALID and every write on its
--- table then fails with ORA-04098), and the property graphs found (1 needed).
+-- table then fails with ORA-04098), the property graphs found (1 needed), and the
+-- neighbour's filter columns of GRAPHMEM_ADJACENCY found (all 5 of schema version 9
+-- needed, other_record_type once NOT NULL: a store made before, or whose upgrade
+-- stopped before the fill, is completed by install.sql; the level statements read them).
 -- USER_ views: the store lives in the schema of the connected user.
 SELECT
     (SELECT COUNT(*) FROM user_tables
@@ -132,7 +135,13 @@ SELECT
                            'GRAPHMEM_NODE_SYNC', 'GRAPHMEM_ADJACENCY_SYNC'))
         AS valid_triggers,
     (SELECT COUNT(*) FROM user_property_graphs
-     WHERE graph_name = 'GRAPHMEM_GRAPH') AS graphs_found
+     WHERE graph_name = 'GRAPHMEM_GRAPH') AS graphs_found,
+    (SELECT COUNT(*) FROM user_tab_columns
+     WHERE table_name = 'GRAPHMEM_ADJACENCY'
+       AND column_name IN ('OTHER_RECORD_TYPE', 'OTHER_USER_ID', 'OTHER_AGENT_ID',
+                           'OTHER_THREAD_ID', 'OTHER_EXPIRES_AT')
+       AND (column_name <> 'OTHER_RECORD_TYPE' OR nullable = 'N'))
+        AS filter_columns_found
 FROM dual;
 
 -- name: count-legacy-tables

@@ -191,3 +191,63 @@ def test_live_native_and_lowered_traversal_agree(store_id: str) -> None:
                 store.close()
         assert rows[True], "the traversal reached nothing"
         assert rows[True] == rows[False], cap
+
+
+# -- schema version 9: the neighbour's filter columns in the adjacency ---------------------
+
+_COPIES_WRONG = """
+SELECT COUNT(*) FROM {p}__ADJACENCY a JOIN {p}__NODE n ON n.node_no = a.other_no
+WHERE DECODE(a.other_record_type, n.record_type, 0, 1) = 1
+   OR DECODE(a.other_user_id, n.user_id, 0, 1) = 1
+   OR DECODE(a.other_agent_id, n.agent_id, 0, 1) = 1
+   OR DECODE(a.other_thread_id, n.thread_id, 0, 1) = 1
+   OR DECODE(a.other_expires_at, n.expires_at, 0, 1) = 1"""
+
+
+def _sql(statements: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Run statements in one transaction on a fresh connection; the last one's rows."""
+    user, password, dsn = _credentials()
+    with oracledb.connect(user=user, password=password, dsn=dsn) as conn:
+        cursor = conn.cursor()
+        rows: list[Any] = []
+        for sql, binds in statements:
+            cursor.execute(sql, binds)
+            rows = cursor.fetchall() if cursor.description else []
+        conn.commit()
+        return rows
+
+
+def _linked_store(store_id: str) -> None:
+    memory = GraphMemory(DSN, memory_store_id=store_id)
+    try:
+        for i in range(4):
+            memory.add_memory(f"note {i}", memory_id=f"n{i}", user_id="u")
+        for source, target in [(0, 1), (1, 2), (2, 0), (3, 1)]:
+            memory.link_records(f"n{source}", "memory", f"n{target}", "memory", "supports")
+    finally:
+        memory.close()
+
+
+def test_live_memory_update_rewrites_the_neighbours_copies(store_id: str) -> None:
+    _linked_store(store_id)
+    p = store_id.upper()
+    wrong = _sql([
+        (f"UPDATE {p}__MEMORY SET user_id = NULL, thread_id = 't' WHERE record_id = 'n1'", {}),
+        (f"UPDATE {p}__MEMORY SET user_id = user_id WHERE record_id = 'n2'", {}),
+        (_COPIES_WRONG.format(p=p), {}),
+    ])  # fmt: skip
+    assert wrong == [(0,)]
+    rows = _sql([(f"SELECT COUNT(*) FROM {p}__ADJACENCY WHERE other_thread_id = 't'", {})])
+    assert rows == [(3,)]  # n1's links: to n0, n2 and from n3
+
+
+def test_live_open_upgrades_a_store_without_the_copies(store_id: str) -> None:
+    _linked_store(store_id)
+    p = store_id.upper()
+    _execute_ddl(f"ALTER TABLE {p}__ADJACENCY DROP (other_record_type, other_user_id, "
+                 "other_agent_id, other_thread_id, other_expires_at)")  # fmt: skip
+    with pytest.raises(SchemaError, match="0 of 5 adjacency filter columns"):
+        OracleStore(DSN, store_id, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+    OracleStore(DSN, store_id).close()
+    assert _sql([(_COPIES_WRONG.format(p=p), {})]) == [(0,)]
+    assert _sql([(f"SELECT COUNT(*) FROM {p}__ADJACENCY", {})]) == [(8,)]

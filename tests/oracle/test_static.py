@@ -40,7 +40,12 @@ from graphmem.sqlfiles import (
 from graphmem.stores import oracle_session
 from graphmem.stores.base import NewLink, NewMemory, NewMessage
 from graphmem.stores.job_base import StoredJob
-from graphmem.stores.oracle import NEAREST_SLACK, SCHEMA_TABLES, OracleStore
+from graphmem.stores.oracle import (
+    NEAREST_SLACK,
+    SCHEMA_FILTER_COLUMNS,
+    SCHEMA_TABLES,
+    OracleStore,
+)
 from graphmem.stores.oracle_session import split_script, translate_error
 from graphmem.stores.registry_base import StoredPrompt, StoredVersion
 from graphmem.stores.rows import thread_from_row
@@ -195,7 +200,7 @@ def test_trigger_embedded_sql_parses_as_oracle() -> None:
             sql = re.sub(r"\bINTO\s+\w+\s+FROM\b", "FROM", sql)
             assert not isinstance(sqlglot.parse_one(sql, read="oracle"), exp.Command), sql
             found += 1
-    assert found == 5
+    assert found == 6  # version 9: GRAPHMEM_NODE_SYNC's UPDATE of the neighbours' copies
 
 
 @pytest.mark.parametrize("name", ["install", "uninstall", "session"])
@@ -364,7 +369,9 @@ class FakeCursor:
         self._rows = _rows(stmt.name)
         self.rowcount = 1
         if stmt.name == "count-schema-tables":
-            self._rows = [(self.conn.tables, self.conn.valid_triggers, self.conn.graphs)]
+            self._rows = [
+                (self.conn.tables, self.conn.valid_triggers, self.conn.graphs, self.conn.columns)
+            ]
         if stmt.name == "get-meta":
             value = self.conn.meta.get(binds["meta_key"])
             self._rows = [] if value is None else [(value,)]
@@ -398,6 +405,7 @@ class FakeConnection:
         self.fail: dict[str, Exception] = {}
         # What count-schema-tables finds; install.sql completes it unless `repairs` is off.
         self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
+        self.columns = SCHEMA_FILTER_COLUMNS  # the adjacency's filter columns (version 9)
         self.legacy_tables = 0
         self.repairs = True
         self.warn_on: str | None = None  # script statements holding this text warn
@@ -417,6 +425,7 @@ class FakeConnection:
     def script_ran(self, sql: str) -> None:
         if sql in self.install and self.repairs:
             self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
+            self.columns = SCHEMA_FILTER_COLUMNS
 
     def warning_for(self, sql: str) -> Any:
         """What python-oracledb thin mode reports for a unit created with compile errors."""
@@ -870,10 +879,13 @@ def test_split_script_keeps_plsql_units_whole() -> None:
     # The anonymous block that adds the message columns to stores from before them.
     # The anonymous block that drops the text-keyed work tables of stores before version 5.
     # The anonymous block that numbers the links of stores before version 8.
+    # The anonymous block that copies the neighbours' filter columns (version 9).
     upgrade = [u for u in units if u.startswith("BEGIN")]
-    assert len(upgrade) == 3 and all(u.endswith("END;") for u in upgrade)
+    assert len(upgrade) == 4 and all(u.endswith("END;") for u in upgrade)
     assert "MESSAGE_ROLE" in upgrade[0] and "ROOT_ID" in upgrade[1]
     assert "LINK_NO" in upgrade[2] and "MODIFY (link_no NOT NULL)" in upgrade[2]
+    assert "OTHER_RECORD_TYPE" in upgrade[3]
+    assert "MODIFY (other_record_type NOT NULL)" in upgrade[3]
     triggers = [u for u in units if not u.startswith("BEGIN")]
     assert [u.split()[4] for u in triggers] == [
         "GRAPHMEM_LINK_VALIDITY",

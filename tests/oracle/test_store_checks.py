@@ -106,6 +106,7 @@ def test_install_raises_schema_error_on_a_compile_warning(conn: FakeConnection) 
         ("tables", rf"{SCHEMA_TABLES - 1} of {SCHEMA_TABLES} tables"),
         ("valid_triggers", r"3 of 4 valid triggers"),
         ("graphs", r"0 of 1 property graph"),
+        ("columns", r"4 of 5 adjacency filter columns"),
     ],
 )
 def test_open_reports_a_partial_schema_under_require_existing(
@@ -117,7 +118,7 @@ def test_open_reports_a_partial_schema_under_require_existing(
     assert all(name != "<script>" or sql in _script("session") for name, sql in conn.sent)
 
 
-@pytest.mark.parametrize("attribute", ["valid_triggers", "graphs"])
+@pytest.mark.parametrize("attribute", ["valid_triggers", "graphs", "columns"])
 def test_open_repairs_a_partial_schema_by_running_install(
     conn: FakeConnection, attribute: str
 ) -> None:
