@@ -4,6 +4,7 @@ that the loop fills and trims (see ``traverse.sql``)."""
 
 from __future__ import annotations
 
+import gc
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -12,7 +13,7 @@ from graphmem.core.assemble import LinkedNode
 from graphmem.core.validation import SearchFilters
 from graphmem.stores.linked_rows import linked_nodes
 
-__all__ = ["SqlTraversal"]
+__all__ = ["GcPaused", "SqlTraversal"]
 
 
 class SqlTraversal:
@@ -60,21 +61,22 @@ class SqlTraversal:
         per root."""
         if not root_ids or num_hops == 0 or max_linked_results == 0:
             return iter(())
-        with self.transaction(write=False):
-            binds = self._use_filter(filters)
-            if self._level_upsert:
-                self._grow_levels(root_ids, binds, num_hops, max_linked_results)
-            else:
-                self._grow_trees(root_ids, binds, num_hops, max_linked_results)
-            rows = self._run("select-linked-context").fetchall()
-            if not self._numbered_read_back:
-                nodes = self._run("select-linked-nodes").fetchall()
-                links = self._run("select-linked-links").fetchall()
-            elif rows:
-                nodes, links = self._read_numbered(rows)
-            else:
-                return iter(())
-        return iter(linked_nodes(rows, nodes, links))
+        with GcPaused():  # the fetched rows and the result objects, see GcPaused
+            with self.transaction(write=False):
+                binds = self._use_filter(filters)
+                if self._level_upsert:
+                    self._grow_levels(root_ids, binds, num_hops, max_linked_results)
+                else:
+                    self._grow_trees(root_ids, binds, num_hops, max_linked_results)
+                rows = self._run("select-linked-context").fetchall()
+                if not self._numbered_read_back:
+                    nodes = self._run("select-linked-nodes").fetchall()
+                    links = self._run("select-linked-links").fetchall()
+                elif rows:
+                    nodes, links = self._read_numbered(rows)
+                else:
+                    return iter(())
+            return iter(linked_nodes(rows, nodes, links))
 
     def _read_numbered(self, rows: Sequence[Sequence[Any]]) -> tuple[list[Any], list[Any]]:
         """The node and link rows of the tree rows ``rows``, each number once (in
@@ -238,3 +240,31 @@ def _probe_links(quota: int, frontier: int) -> int:
 def _json_numbers(numbers: Iterable[int]) -> str:
     """Integers as a JSON array, in ascending order."""
     return "[" + ",".join(map(str, sorted(numbers))) + "]"
+
+
+class GcPaused:
+    """Hold off CPython's cyclic garbage collector while the read-back builds its
+    result objects, and let it run again afterwards (only if it ran before).
+
+    A read-back of N tree rows makes about 3N objects that the collector tracks
+    (the entries, the nodes, the relations) and that all stay alive: each young
+    collection during the loop examines them in vain and moves them to the oldest
+    generation, and once enough have moved, CPython collects the whole heap,
+    however large the application's own heap is. None of these objects can be in
+    a reference cycle, so pausing loses nothing: the allocations still count, and
+    the next collection after the pause runs as usual. While paused, garbage that
+    other threads make in cycles waits until the pause ends. A thread that calls
+    ``gc.disable()`` during the pause sees it undone at the pause's end; one that
+    disabled the collector before stays as it was (nothing is re-enabled then).
+    """
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        if self._was_enabled:
+            gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was_enabled:
+            gc.enable()
