@@ -61,7 +61,7 @@ class SqlTraversal:
         per root."""
         if not root_ids or num_hops == 0 or max_linked_results == 0:
             return iter(())
-        with GcPaused():  # the fetched rows and the result objects, see GcPaused
+        with GcPaused():  # the whole traversal: its fetched rows and result objects
             with self.transaction(write=False):
                 binds = self._use_filter(filters)
                 if self._level_upsert:
@@ -243,8 +243,9 @@ def _json_numbers(numbers: Iterable[int]) -> str:
 
 
 class GcPaused:
-    """Hold off CPython's cyclic garbage collector while the read-back builds its
-    result objects, and let it run again afterwards (only if it ran before).
+    """Hold off CPython's cyclic garbage collector while a traversal runs (its
+    levels, which allocate little, and the read-back, which builds the result
+    objects), and let it run again afterwards (only if it ran before).
 
     A read-back of N tree rows makes about 3N objects that the collector tracks
     (the entries, the nodes, the relations) and that all stay alive: each young
