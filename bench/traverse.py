@@ -20,7 +20,10 @@ unlimited, the tree is timed on
 Every query's rows ``(root, order, node, parent, relation_id, depth)`` must be
 identical on all methods that finish; the run stops with an error otherwise.
 ``--profile`` also times each statement of the store's level-by-level expansion
-(5 hops) and prints the query plan of the level statement (``expand-level-keep``).
+(5 hops, 10 roots, best of three), splits the query's time into the statements
+(execute and fetch), the assembly of the result objects (``linked_nodes``) and
+the Python around them, each also per returned row, and prints the query plan of
+the level statement (``expand-level-keep``).
 
     python -m bench.traverse --sizes 10000:30000,100000:300000,1000000:3000000 \
         --repeat 3 --repeat-unlimited 1 --root-sets 3
@@ -50,6 +53,7 @@ from bench.pathenum import PathenumTimeout, pathenum_rows
 from graphmem.core.tree import Neighbor, shortest_path_tree
 from graphmem.core.validation import SearchFilters, format_time, parse_time
 from graphmem.models import SchemaPolicy
+from graphmem.stores import sql_traversal
 from graphmem.stores.sqlite import SqliteStore
 
 __all__ = ["CsrTree", "Graph", "load_graph", "main"]
@@ -404,23 +408,41 @@ def profile_store(store: SqliteStore, roots: Sequence[str], cap: int | None) -> 
     names.update({stmt.sql: name for name, stmt in store._pgq.items()})  # the level statements
     filters = SearchFilters(now=NOW)
     real = store._conn
+    assemble = sql_traversal.linked_nodes
+    assembly: list[float] = []
+
+    def timed_assembly(*args: Any) -> Any:
+        t = time.perf_counter()
+        out = assemble(*args)
+        assembly.append((time.perf_counter() - t) * 1000.0)
+        return out
+
     best: dict[str, Any] = {}
     try:
+        sql_traversal.linked_nodes = timed_assembly  # type: ignore[assignment]
         for _ in range(3):
             timed = _TimedConnection(real, names)
             store._conn = timed  # type: ignore[assignment]
+            assembly.clear()
             t = time.perf_counter()
             rows = list(store.linked_context(roots, filters, HOPS, cap))
             total = (time.perf_counter() - t) * 1000.0
             if not best or total < best["total_ms"]:
+                statements = sum(step[1] for step in timed.steps)
                 best = {
                     "total_ms": total,
                     "rows": len(rows),
                     "steps": timed.steps,
                     "calls": timed.calls,
+                    "split_ms": {
+                        "statements": statements,
+                        "assembly": sum(assembly),
+                        "rest": total - statements - sum(assembly),
+                    },
                 }
     finally:
         store._conn = real
+        sql_traversal.linked_nodes = assemble  # type: ignore[assignment]
     calls = best.pop("calls")
     plan: list[str] = []
     for sql, binds in calls:
@@ -694,6 +716,17 @@ def main(argv: list[str] | None = None) -> int:
             )
             for name, ms, rows in prof["steps"]:
                 print(f"  {name:<28} {ms:8.2f} ms  {rows} rows")
+            per_row = 1000.0 / max(prof["rows"], 1)
+            labels = {
+                "statements": "statements (execute and fetch)",
+                "assembly": "assembly (linked_nodes)",
+                "rest": "Python between the statements",
+            }
+            for part, ms in prof["split_ms"].items():
+                print(
+                    f"  {labels[part]:<34} {ms:8.2f} ms  {100 * ms / prof['total_ms']:5.1f}%"
+                    f"  {ms * per_row:6.2f} us/row"
+                )
             print("  plan of the level statement:\n    " + "\n    ".join(prof["plan"]))
     print(f"\nwrote {args.json}")
     return 0
