@@ -4,7 +4,9 @@ For each size ``N:M`` the cached store of :mod:`bench.generate` is opened once
 and, for 1, 2, 3 and 5 hops, 1 and 10 roots, ``max_linked_results`` 100 and
 unlimited, the tree is timed on
 
-* ``store``: ``SqliteStore.linked_context(...)`` fully consumed (warm);
+* ``store``: ``SqliteStore.linked_context(...)`` fully consumed into a list (warm;
+  the rows compared are made from its result afterwards, untimed, as the other
+  methods' are);
 * ``networkx``: :func:`graphmem.core.tree.shortest_path_tree` over a
   ``networkx.MultiGraph`` of the links (built once, timed apart);
 * ``csr``: a numpy breadth-first search over CSR arrays with the same tie rule,
@@ -39,7 +41,7 @@ import sqlite3
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,7 @@ import numpy.typing as npt
 
 from bench.generate import NOW, PREFIX, ensure_store
 from bench.pathenum import PathenumTimeout, pathenum_rows
+from graphmem.core.assemble import LinkedNode
 from graphmem.core.tree import Neighbor, shortest_path_tree
 from graphmem.core.validation import SearchFilters, format_time, parse_time
 from graphmem.models import SchemaPolicy
@@ -282,9 +285,15 @@ def pick_roots(g: Graph, seed: int, sets: int, per_set: int) -> list[list[str]]:
 def store_rows(
     store: SqliteStore, roots: Sequence[str], filters: SearchFilters, hops: int, cap: int | None
 ) -> list[Row]:
+    return linked_rows(store.linked_context(roots, filters, hops, cap))
+
+
+def linked_rows(items: Iterable[LinkedNode]) -> list[Row]:
+    """The rows to compare of a store's linked context (built outside the timing,
+    as the other methods' rows are)."""
     rows: list[Row] = []
     order: dict[str, int] = {}
-    for item in store.linked_context(roots, filters, hops, cap):
+    for item in items:
         k = order.get(item.root_id, 0)
         order[item.root_id] = k + 1
         e = item.entry
@@ -511,10 +520,11 @@ def bench_size(
                     roots = roots[:count]
                     ints = [g.index[r] for r in roots]
                     label = f"hops={hops} roots={roots} cap={cap}"
-                    ms, expected = _median_ms(
-                        lambda: store_rows(store, roots, filters, hops, cap),  # noqa: B023
+                    ms, result = _median_ms(
+                        lambda: list(store.linked_context(roots, filters, hops, cap)),  # noqa: B023
                         reps,
                     )
+                    expected = linked_rows(result)
                     timings["store"].append(ms)
                     ms, trees = _median_ms(
                         lambda: [
