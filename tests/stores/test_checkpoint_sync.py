@@ -53,13 +53,20 @@ def test_a_held_descriptor_is_synced_and_none_opened_or_closed(
     try:
         conn.execute("CREATE TABLE t (x)")
         conn.commit()
+        name = str(path.resolve())
         before = _descriptors()
         fd = checkpoint.sync_through_held_descriptor(str(path))
-        assert fd is not None and before[fd] == str(path.resolve())
-        assert synced == [(fd, str(path.resolve()))]
+        assert fd is not None and before[fd] == name
+        assert synced == [(fd, name)]
         # the hint is used as is while it names the file
         assert checkpoint.sync_through_held_descriptor(str(path), fd) == fd
-        assert _descriptors() == before
+        assert len(synced) == 2
+        # the file's descriptors are the same ones (other threads of the test
+        # process may open and close files of their own meanwhile)
+        after = _descriptors()
+        assert {k for k, v in after.items() if v == name} == {
+            k for k, v in before.items() if v == name
+        }
     finally:
         conn.close()
 
