@@ -41,6 +41,11 @@ class SqlTraversal:
     @abstractmethod
     def transaction(self, write: bool = True) -> Any: ...
 
+    def _traversal_rows(self, count: int) -> None:
+        """Told the number of tree rows each traversal read back, inside its
+        transaction (the SQLite store frees its work tables' pages after a large
+        one: ``sqlite_session``)."""
+
     def expand(
         self,
         roots: Sequence[str],
@@ -69,6 +74,7 @@ class SqlTraversal:
                 else:
                     self._grow_trees(root_ids, binds, num_hops, max_linked_results)
                 rows = self._run("select-linked-context").fetchall()
+                self._traversal_rows(len(rows))
                 if not self._numbered_read_back:
                     nodes = self._run("select-linked-nodes").fetchall()
                     links = self._run("select-linked-links").fetchall()

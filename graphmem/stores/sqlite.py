@@ -27,7 +27,6 @@ from graphmem.sqlfiles import (
     Statement,
     bind_names,
     load_pgq_statement,
-    load_script,
     load_statements,
 )
 from graphmem.stores.base import CONFLICT_MESSAGE
@@ -35,6 +34,7 @@ from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer, shut
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
+from graphmem.stores.sqlite_session import TEMP_RESET_ROWS, Transaction, make_session
 from graphmem.stores.vector_cache import VectorCache
 
 __all__ = ["SCHEMA_TABLES", "SqliteStore"]
@@ -67,55 +67,6 @@ def _keep_level(wrapper: Statement, prefix: str) -> Statement:
     candidates = load_pgq_statement("select-level-candidates", prefix, "sqlite")
     sql = wrapper.sql.replace("level_candidates", f"({candidates.sql})", 1)
     return Statement(wrapper.name, sql, wrapper.doc, bind_names(sql), candidates.source)
-
-
-class _Transaction:
-    """``SqliteStore.transaction()``: one atomic unit, joined by nested uses.
-
-    It holds no state of its own (the depth is the store's), so each store keeps
-    one for writes and one for reads. A class rather than a generator-based
-    context manager: every link write enters it two or three times, nested, and
-    this costs a fraction of ``contextlib.contextmanager``'s per-use work.
-    """
-
-    __slots__ = ("_begin_sql", "_store", "_write")
-
-    def __init__(self, store: SqliteStore, begin_sql: str, write: bool) -> None:
-        self._store = store
-        self._begin_sql = begin_sql
-        self._write = write
-
-    def __enter__(self) -> None:
-        store = self._store
-        store._lock.acquire()
-        if store._depth:
-            store._depth += 1
-            return
-        try:
-            store._begin(self._begin_sql)
-        except BaseException:
-            store._lock.release()
-            raise
-        store._depth = 1
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        store = self._store
-        try:
-            if store._depth > 1:
-                store._depth -= 1
-                return
-            try:
-                if exc_type is None:
-                    store._execute("COMMIT", {})
-                    if self._write and store._checkpointer is not None:
-                        store._checkpointer.committed(store._conn)
-            finally:
-                # a failed body or a failed COMMIT leaves nothing behind
-                if store._conn.in_transaction:
-                    store._conn.rollback()
-                store._depth = 0
-        finally:
-            store._lock.release()
 
 
 class SqliteStore(SqlStore):
@@ -155,8 +106,11 @@ class SqliteStore(SqlStore):
         """(keyword index version, memories indexed, {word: memories holding it})."""
         self._lock = threading.RLock()
         self._depth = 0
-        self._write_tx = _Transaction(self, "BEGIN IMMEDIATE", write=True)
-        self._read_tx = _Transaction(self, "BEGIN DEFERRED", write=False)
+        self._write_tx = Transaction(self, "BEGIN IMMEDIATE", write=True)
+        self._read_tx = Transaction(self, "BEGIN DEFERRED", write=False)
+        self._temp_grown = False
+        """A traversal read back TEMP_RESET_ROWS rows or more: empty the temp
+        database at the end of the outermost transaction (sqlite_session)."""
         self._checkpointer: Checkpointer | None = None
         self._shut: Any = None
         self.path = str(path)
@@ -184,6 +138,10 @@ class SqliteStore(SqlStore):
         except BaseException:
             self._conn.close()
             raise
+
+    def _traversal_rows(self, count: int) -> None:
+        if count >= TEMP_RESET_ROWS:
+            self._temp_grown = True
 
     # connection and schema -------------------------------------------------
 
@@ -215,7 +173,7 @@ class SqliteStore(SqlStore):
             if version != SCHEMA_VERSION:
                 with self._lock:
                     install(conn, self._prefix)
-            conn.executescript(load_script("sqlite", "session", self._prefix))
+            make_session(conn, self._prefix)
         except sqlite3.Error as exc:
             raise BackendError(f"cannot prepare the store in {self.path!r}: {exc}") from exc
 
