@@ -48,11 +48,8 @@ def release_temp(conn: sqlite3.Connection, prefix: str) -> None:
         return
     try:
         make_session(conn, prefix)
-    except sqlite3.Error:
-        try:  # once more: the script is idempotent
-            make_session(conn, prefix)
-        except sqlite3.Error as exc:
-            raise BackendError(f"cannot make the work tables again: {exc}") from exc
+    except sqlite3.Error as exc:
+        raise BackendError(f"cannot make the work tables again: {exc}") from exc
 
 
 class Transaction:
