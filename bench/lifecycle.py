@@ -161,6 +161,75 @@ def measure(
     return samples
 
 
+def measure_floor(path: Path, n: int, ops: int, seed: int) -> dict[str, list[float]]:
+    """The floor under :func:`measure`: the same pairs, and for each call the
+    statements the API runs for it (graphmem's own SQL text, read from the store),
+    in the same write transaction, run directly on the handle's connection, with
+    the store's checkpoint hook after each commit, and no Python of the API around
+    them: what is left is SQLite's time, the sqlite3 module's, and the loop's."""
+    rng = random.Random(seed)
+    samples: dict[str, list[float]] = {op: [] for op in OPS}
+    with GraphMemory(path, embedder=TinyEmbedder()) as memory:
+        _empty_wal(path)
+        store = memory._store  # type: ignore[attr-defined]
+        conn, sql, hook = store._conn, store._sql, store._checkpointer
+
+        def write(*steps: tuple[str, dict[str, Any]]) -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            for name, binds in steps:
+                conn.execute(sql[name].sql, binds).fetchall()
+            conn.execute("COMMIT")
+            if hook is not None:
+                hook.committed(conn)
+
+        created = "2026-12-01T00:00:00.000000+00:00"
+        for i in range(ops):
+            a = rng.randrange(n)
+            b = (a + rng.randrange(20, n // 2)) % n  # the pairs of measure()
+            if b % 10 == 4:
+                b = (b + 1) % n
+            sa, sb, rid = f"m{a}", f"m{b}", f"floor-{i}"
+            link = {
+                "relation_id": rid,
+                "source_id": sa,
+                "target_id": sb,
+                "relation_type": "supersedes",
+                "opposite_relation_type": "superseded_by",
+                "relation_timestamp": None,
+                "metadata": "{}",
+                "created_at": created,
+            }
+            types = {"source_id": sa, "target_id": sb}
+            _timed(
+                samples["insert"],
+                lambda: write(("get-endpoint-types", types), ("insert-link", link)),  # noqa: B023
+            )
+            for op, rtype, opposite in (
+                ("update lc->plain", "supports", "supported_by"),
+                ("update plain->lc", "refines", "refined_by"),
+            ):
+                change = {
+                    "relation_id": rid,
+                    "relation_type": rtype,
+                    "opposite_relation_type": opposite,
+                    "relation_timestamp": None,
+                    "metadata": "{}",
+                }
+                _timed(
+                    samples[op],
+                    lambda change=change: write(  # type: ignore[misc]
+                        ("get-link", {"relation_id": rid}),  # noqa: B023
+                        ("update-link", change),
+                    ),
+                )
+            _timed(samples["delete"], lambda: write(("delete-link", {"relation_id": rid})))  # noqa: B023
+            status = conn.execute(
+                "SELECT status FROM graphmem_memory WHERE record_id = ?", (sb,)
+            ).fetchone()
+            assert status == ("valid",), status
+    return samples
+
+
 def _slow_share(samples: dict[str, list[float]]) -> float:
     """The share of all the calls' time spent in calls over 4x their operation's
     median (the commits that ran an automatic checkpoint, mostly)."""
@@ -216,6 +285,20 @@ def _report(results: dict[str, Any], sizes: list[int]) -> None:
     print(f"\nall four operations together, calls/s: {overall}")
     slow = ", ".join(f"N={n:,}: {results['sizes'][str(n)]['slow_share']:.0%}" for n in sizes)
     print(f"time in calls over 4x their operation's median: {slow}")
+    if all("floor" in results["sizes"][str(n)] for n in sizes):
+        print("\nthe floor (--floor: the same statements without the API's Python), calls/s:")
+        print("| operation | " + " | ".join(f"N={n:,} floor | API / floor" for n in sizes) + " |")
+        print("|" + "---|" * (1 + 2 * len(sizes)))
+        for op in (*OPS, "all four"):
+            cells = []
+            for n in sizes:
+                row = results["sizes"][str(n)]
+                if op == "all four":
+                    floor, api = row["floor"]["all_calls_per_s"], row["all_calls_per_s"]
+                else:
+                    floor, api = row["floor"]["calls_per_s"][op], row["calls_per_s"][op]
+                cells.append(f"{floor:,.0f} | {api / floor:.2f}")
+            print(f"| {op} | {' | '.join(cells)} |")
     for key, label in (
         ("median_call_cpu_us", "median CPU us of a call (calling thread)"),
         ("process_cpu_us_per_call", "process CPU us per call (all threads, checking reads)"),
@@ -241,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         help="the handle's WAL checkpoint interval in pages (default: SQLite's, 1000; 0: none)",
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also run the API's statements directly on the handle's connection "
+        "(on another copy of each store), without the API's Python",
     )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -275,6 +364,16 @@ def main(argv: list[str] | None = None) -> int:
                 / sum(map(sum, samples.values())),
                 "slow_share": _slow_share(samples),
             }
+            if args.floor:
+                path.unlink()
+                path, _ = _store_copy(store_dir, tmp, n)
+                floor = measure_floor(path, n, args.ops, args.seed)
+                results["sizes"][str(n)]["floor"] = {
+                    "median_ms": {op: statistics.median(v) * 1000 for op, v in floor.items()},
+                    "calls_per_s": {op: len(v) / sum(v) for op, v in floor.items()},
+                    "all_calls_per_s": sum(map(len, floor.values()))
+                    / sum(map(sum, floor.values())),
+                }
             print(f"N={n:>9,}: store built in {build_s:.1f} s (0: kept)", file=sys.stderr)
     print(f"\nper operation, {args.ops} calls each, one process: median ms/op, 1000 / median,")
     print("and calls/s = calls / their summed time (checkpoints included)")
