@@ -1,7 +1,8 @@
 """Export and import of a store as JSON Lines.
 
 :class:`TransferOperations` is mixed into :class:`graphmem.GraphMemory`. The
-format is described in :mod:`graphmem.core.jsonl`. An import streams its input:
+format is described in :mod:`graphmem.core.jsonl`. An export writes the memories
+and links a page at a time, from one read transaction. An import streams its input:
 it reads one batch of lines at a time and writes each batch in one transaction,
 so memory use does not grow with the file, a bad line leaves every earlier
 batch stored, and ``resume=True`` continues where a failed or interrupted run
@@ -15,13 +16,17 @@ from pathlib import Path
 from typing import IO
 
 from graphmem.core.jsonl import Expired, link_line, memory_line, parse_line
-from graphmem.core.validation import MAX_COUNT, check_positive
+from graphmem.core.validation import check_positive
 from graphmem.errors import GraphMemError, InvalidArgumentError
 from graphmem.memory_api import MemoryApi
 from graphmem.transfer_batch import Batch, ImportLineError, ImportReport, flush
 from graphmem.transfer_export import prompt_lines, thread_lines
 
 __all__ = ["ImportLineError", "ImportReport", "TransferOperations"]
+
+_EXPORT_PAGE = 500
+"""Memories (or links) an export reads and writes at a time: its memory use grows
+with this, not with the store."""
 
 
 def _lines(source: IO[bytes]) -> Iterator[tuple[int, int, str]]:
@@ -49,7 +54,8 @@ class TransferOperations:
         memory (oldest first), every link, then the registered prompts with all
         their versions: each line comes after the lines it needs, so the file
         imports back with :meth:`import_jsonl`. The format is described in
-        :mod:`graphmem.core.jsonl`.
+        :mod:`graphmem.core.jsonl`. Memories and links are read and written 500
+        at a time, so memory use does not grow with the store.
 
         Args:
             out: a text stream.
@@ -70,16 +76,20 @@ class TransferOperations:
         """
         self._check_open()
         store = self._store
+        memories = links = 0
         with store.transaction(write=False):
+            now = self._clock()
             if threads:
-                out.writelines(line + "\n" for line in thread_lines(store, self._clock()))
-            records = self.list_memories(limit=MAX_COUNT)
-            out.writelines(memory_line(record) + "\n" for record in records)
-            links = self.list_record_links()
-            out.writelines(link_line(link) + "\n" for link in links)
+                out.writelines(line + "\n" for line in thread_lines(store, now))
+            for records in store.scan_memories(now, _EXPORT_PAGE):
+                out.writelines(memory_line(record) + "\n" for record in records)
+                memories += len(records)
+            for relations in store.scan_links(_EXPORT_PAGE):
+                out.writelines(link_line(link) + "\n" for link in relations)
+                links += len(relations)
             if prompts:
                 out.writelines(line + "\n" for line in prompt_lines(store))
-        return len(records), len(links)
+        return memories, links
 
     def import_jsonl(
         self: MemoryApi,

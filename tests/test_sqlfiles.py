@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -222,6 +223,7 @@ def _workload(store: GraphMemory) -> None:
     store.update_record_link(link, relation_type="refines", metadata={"m": 1})
     store.list_record_links()
     store.list_record_links("b", "supports")
+    store.export_jsonl(io.StringIO(), threads=False, prompts=False)
     # b's second level (d through c, e through a) exceeds its last place: trim-level-root
     store.add_memory("end tea", memory_id="e", user_id="u")
     store.link_records("e", "memory", "a", "memory", "supports")

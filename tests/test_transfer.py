@@ -126,3 +126,97 @@ def test_import_of_a_stored_id_is_refused_whatever_the_batch_holds() -> None:
         target.import_jsonl(io.BytesIO(data))
     assert [r.id for r in target.list_memories()] == ["a"]
     assert target.get_memory("a").content == "kept"
+
+
+def _paged_store(memory: GraphMemory) -> None:
+    """Seven memories (one expires after a day), six links."""
+    for i in range(7):
+        memory.add_memory(f"note {i}", memory_id=f"n{i}", ttl_days=1 if i == 3 else None)
+    for i in range(6):
+        memory.link_records(f"n{i + 1}", "memory", f"n{i}", "memory", "supports")
+
+
+@pytest.mark.parametrize("kind", ["file", "memory store"])
+def test_export_writes_page_by_page_in_the_listing_order(
+    kind: str, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem import transfer
+    from graphmem.core.jsonl import link_line, memory_line
+    from graphmem.testing.memory_store import MemoryStore
+
+    now = [NOW]
+
+    def clock() -> datetime:  # each row its own time, so the order is by time
+        now[0] += timedelta(seconds=1)
+        return now[0]
+
+    opened = (
+        GraphMemory(tmp_path / "g.db", clock=clock)
+        if kind == "file"
+        else GraphMemory(connection=MemoryStore(), clock=clock)
+    )
+    with opened as memory:
+        _paged_store(memory)
+        now[0] += timedelta(days=2)  # n3 has expired
+        listed = [memory_line(m) for m in memory.list_memories(limit=100)]
+        linked = [link_line(r) for r in memory.list_record_links()]
+        whole = _export(memory).decode("utf-8").splitlines()
+        for page in (1, 2, 3, 6, 7):  # pages that end on the last row, or after it
+            monkeypatch.setattr(transfer, "_EXPORT_PAGE", page)
+            out = io.StringIO()
+            assert memory.export_jsonl(out, threads=False, prompts=False) == (6, 6)
+            assert out.getvalue().splitlines() == listed + linked
+            out = io.StringIO()
+            memory.export_jsonl(out)
+            assert out.getvalue().splitlines() == whole
+    assert len(listed) == 6 and '"n3"' not in "".join(listed)
+    assert len(whole) == 12
+
+
+class _Sink(io.TextIOBase):
+    """A text stream that keeps only the count of what it was given."""
+
+    def __init__(self) -> None:
+        self.chars = 0
+
+    def write(self, text: str) -> int:
+        self.chars += len(text)
+        return len(text)
+
+
+def test_export_memory_use_grows_with_the_page_not_the_store(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tracemalloc
+
+    from graphmem import transfer
+
+    monkeypatch.setattr(transfer, "_EXPORT_PAGE", 100)
+    body = "x" * 4000
+    with GraphMemory(tmp_path / "g.db") as memory:
+        ids = memory.add_memories(
+            [{"content": f"{body} {i}", "memory_id": f"m{i}"} for i in range(3000)]
+        )
+        memory.add_record_links(
+            [
+                {
+                    "source_record_id": ids[i + 1],
+                    "source_record_type": "memory",
+                    "target_record_id": ids[i],
+                    "target_record_type": "memory",
+                    "relation_type": "supports",
+                    "metadata": {"note": body},
+                }
+                for i in range(2999)
+            ]
+        )
+        sink = _Sink()
+        tracemalloc.start()
+        try:
+            assert memory.export_jsonl(sink, threads=False, prompts=False) == (3000, 2999)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    # 24 MB of text went out; a page of 100 memories or links holds about 0.4 MB.
+    assert sink.chars > 24_000_000
+    assert peak < 6_000_000, peak

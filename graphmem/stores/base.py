@@ -14,7 +14,7 @@ same state as the write that follows.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -152,6 +152,20 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
         """Memories passing ``filters``, by ``(created_at, record_id)``: ``limit``
         of them after the first ``offset``; expired ones too when ``include_expired``."""
 
+    def scan_memories(self, now: datetime, page: int) -> Iterator[list[MemoryRecord]]:
+        """Every memory unexpired at ``now``, in the order of :meth:`list_memories`,
+        ``page`` at a time, for a caller that holds a read transaction around the
+        whole scan (an export). Stores may override this paging by offsets."""
+        filters = SearchFilters(now=now)
+        offset = 0
+        while True:
+            rows = self.list_memories(filters, True, page, offset)
+            if rows:
+                yield rows
+            if len(rows) < page:
+                return
+            offset += len(rows)
+
     @abstractmethod
     def update_memory(
         self,
@@ -235,6 +249,18 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
     ) -> list[RecordRelation]:
         """Links touching ``record_id`` and of ``relation_type`` (None: any), by
         ``(created_at, relation_id)``: ``limit`` of them (None: all) after the first ``offset``."""
+
+    def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
+        """Every link, in the order of :meth:`list_links`, ``page`` at a time (as
+        :meth:`scan_memories`)."""
+        offset = 0
+        while True:
+            rows = self.list_links(None, None, page, offset)
+            if rows:
+                yield rows
+            if len(rows) < page:
+                return
+            offset += len(rows)
 
     # search
     @abstractmethod

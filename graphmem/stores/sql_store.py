@@ -28,6 +28,7 @@ from graphmem.stores.base import NewLink, NewMemory
 from graphmem.stores.rows import memory_from_row, relation_from_row
 from graphmem.stores.sql_jobs import SqlJobs
 from graphmem.stores.sql_registry import SqlRegistry
+from graphmem.stores.sql_scans import SqlScans
 from graphmem.stores.sql_service import SqlService
 from graphmem.stores.sql_traversal import SqlTraversal
 from graphmem.stores.thread_store import SqlThreads
@@ -61,7 +62,7 @@ def link_binds(link: NewLink) -> dict[str, Any]:
     }
 
 
-class SqlStore(SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJobs):
+class SqlStore(SqlScans, SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJobs):
     """A store whose every operation is a named statement of ``sql/<dialect>/``."""
 
     # dialect hooks ------------------------------------------------------------

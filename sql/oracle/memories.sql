@@ -64,6 +64,18 @@ WHERE (:user_id IS NULL OR m.user_id = :user_id)
 ORDER BY m.created_at, m.record_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
+-- name: list-memory-ids
+-- The ids of list-memories without filters (every memory of :record_types,
+-- the unexpired ones at :now), in its order: an export reads them page by page,
+-- and each page's rows with get-memories, so that only the ids are sorted.
+SELECT m.record_id
+FROM graphmem_memory m
+WHERE m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+ORDER BY m.created_at, m.record_id;
+
 -- name: update-memory
 -- Replace content, metadata, timestamp and embedding of one memory; the caller
 -- passes the current value for each field it does not change.

@@ -63,6 +63,11 @@ WHERE (:relation_type IS NULL OR l.relation_type = :relation_type)
 ORDER BY l.created_at, l.relation_id
 LIMIT :limit OFFSET :offset;
 
+-- name: list-link-ids
+-- The ids of every link, in the order of list-links: an export reads them page
+-- by page, and each page's rows with get-links.
+SELECT l.relation_id FROM graphmem_link l ORDER BY l.created_at, l.relation_id;
+
 -- name: list-links-of-record
 -- Links with :record_id at either end (and of :relation_type when it is not
 -- NULL); two index lookups, oldest first (ties by id), :limit rows after the

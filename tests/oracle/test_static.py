@@ -295,6 +295,8 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-record-types": [("m2", "memory")],
         "get-lifecycle-links-to": [LINK_ROW],
         "list-memories": [("m2",)],
+        "list-memory-ids": [("m2",)],
+        "list-link-ids": [(LINK_ROW[0],)],
         "get-memory-embedding": [(array("f", [1.0, 0.0]),)],
         "select-nearest": [("m1", array("f", [1.0, 0.0]))],
         "count-level": [(1, 1)],
@@ -392,6 +394,10 @@ class FakeCursor:
 
     def fetchall(self) -> list[tuple[Any, ...]]:
         return list(self._rows)
+
+    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
+        rows, self._rows = self._rows[:size], self._rows[size:]
+        return rows
 
     def var(self, *args: Any, **kwargs: Any) -> Any:
         return (args, kwargs)
@@ -555,6 +561,10 @@ def _exercise(store: OracleStore) -> None:
     store.update_link("r1", "supports", "is_supported_by", None, {})
     store.list_links(None, None)
     store.list_links("m1", "supports")
+    with store.transaction(write=False):
+        pages = store.scan_memories(datetime.now(timezone.utc), 10)
+        assert [[m.id for m in page] for page in pages] == [["m2"]]
+        assert [[r.id for r in page] for page in store.scan_links(10)] == [[LINK_ROW[0]]]
     query = np.array([1.0, 0.0], dtype=np.float32)
     assert store.nearest(filters, query, 5, include_invalid=True) == [("m1", 0.0)]
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=1))

@@ -1,0 +1,49 @@
+"""Whole-store scans of the SQL stores, page by page, for an export.
+
+One statement reads the ids in the export's order (only the ids are sorted, not
+the rows), and each page of them is read with the point statements that
+``get_memories`` and ``get_links`` run, so memory use grows with the page, not
+with the store. The caller holds one read transaction around the whole scan: the
+pages are one snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.core.record_types import MEMORY_TYPES
+from graphmem.core.validation import format_time
+from graphmem.models import MemoryRecord, RecordRelation
+
+__all__ = ["SqlScans"]
+
+
+class SqlScans:
+    """Mixed into :class:`graphmem.stores.sql_store.SqlStore`."""
+
+    @abstractmethod
+    def _run(self, name: str, **binds: Any) -> Any: ...
+
+    @abstractmethod
+    def get_memories(self, record_ids: Sequence[str]) -> dict[str, MemoryRecord]: ...
+
+    @abstractmethod
+    def get_links(self, relation_ids: Sequence[str]) -> dict[str, RecordRelation]: ...
+
+    def scan_memories(self, now: datetime, page: int) -> Iterator[list[MemoryRecord]]:
+        cursor = self._run(
+            "list-memory-ids", record_types=json.dumps(list(MEMORY_TYPES)), now=format_time(now)
+        )
+        while ids := [row[0] for row in cursor.fetchmany(page)]:
+            found = self.get_memories(ids)
+            yield [found[i] for i in ids]
+
+    def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
+        cursor = self._run("list-link-ids")
+        while ids := [row[0] for row in cursor.fetchmany(page)]:
+            found = self.get_links(ids)
+            yield [found[i] for i in ids]
