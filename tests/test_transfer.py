@@ -220,3 +220,35 @@ def test_export_memory_use_grows_with_the_page_not_the_store(
     # 24 MB of text went out; a page of 100 memories or links holds about 0.4 MB.
     assert sink.chars > 24_000_000
     assert peak < 6_000_000, peak
+
+
+class _FullDisk(io.TextIOBase):
+    """A text stream that fails on its fourth write."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        if self.writes > 3:
+            raise OSError("no space left on device")
+        return len(text)
+
+
+def test_an_export_that_fails_midway_leaves_the_store_usable(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem import transfer
+
+    monkeypatch.setattr(transfer, "_EXPORT_PAGE", 2)
+    with GraphMemory(tmp_path / "g.db") as memory:
+        for i in range(6):
+            memory.add_memory(f"note {i}", memory_id=f"n{i}")
+        with pytest.raises(OSError, match="no space"):
+            memory.export_jsonl(_FullDisk(), threads=False, prompts=False)
+        memory.add_memory("after", memory_id="z")  # no read transaction left open
+        memory.link_records("z", "memory", "n1", "memory", "supports")
+        with GraphMemory(tmp_path / "g.db") as other:  # nor a lock
+            other.add_memory("other", memory_id="o")
+        out = io.StringIO()
+        assert memory.export_jsonl(out, threads=False, prompts=False) == (8, 1)
