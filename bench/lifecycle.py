@@ -27,7 +27,11 @@ whole loop, checking reads included.
 ``--store-dir`` keeps the built stores and measures on copies, so two
 versions of graphmem can be measured back to back on the same files; the WAL is
 emptied after the store is opened (an upgrade on open writes pages), so every
-run meets its automatic checkpoints at the same calls.
+run meets its automatic checkpoints at the same calls. ``--floor`` then runs,
+on another copy of each store, the statements the API sends for each call
+(graphmem's own SQL, in the same transactions, on the handle's connection,
+with its checkpoint hook) without the API's Python around them, and prints
+their calls/s and the API's as a share of them.
 
     python -m bench.lifecycle --sizes 10000,100000,1000000 --ops 2000 --store-dir bench/data
 """
