@@ -337,6 +337,7 @@ def _job_workload(path: Path, store_id: str) -> None:
         with store.transaction():
             gone = f"{socket.gethostname()}:{os.getpid()}:gone"
             assert store.claim_job(gone, now, now + timedelta(seconds=600), None) is not None
+            assert store.renew_job_lease(left, gone, now, now + timedelta(seconds=900))
         assert memory._jobs.recover(force=True) == 1
         assert memory.get_job(left).status == "queued"
 

@@ -8,7 +8,9 @@ the job done), and on an error records the failure: the job is queued again
 after a backoff of ``BACKOFF_BASE * 2 ** (failures - 1)`` seconds (at most
 ``BACKOFF_CAP``) until ``max_attempts`` failures make it ``failed``.
 
-A running job names its owner (``host:pid:token``) and a lease. A job whose
+A running job names its owner (``host:pid:token``) and a lease, which the
+runner renews every third of ``LEASE_SECONDS`` for as long as it runs the job
+(an extraction that takes longer than one lease keeps its job). A job whose
 owner's process is gone (same host, no such pid), or whose lease expired, is
 queued again by :meth:`JobRunner.recover`, which every runner calls when it
 starts and then every ``RECOVER_EVERY`` seconds; once it has been left so
@@ -50,7 +52,8 @@ __all__ = [
 BACKOFF_BASE = 1.0
 BACKOFF_CAP = 60.0
 LEASE_SECONDS = 900.0
-"""How long a claimed job stays with its owner before another process may take it."""
+"""How long a claimed job stays with its owner before another process may take it,
+unless the owner renews the lease (every third of it, while it runs the job)."""
 RECOVER_EVERY = 5.0
 ABANDON_LIMIT = 10
 """A job whose claims exceed its failed attempts by this many (its process stopped
@@ -102,6 +105,8 @@ class JobRunner:
         self._lock = threading.Lock()
         self._recovered_at = 0.0
         self._claimed = False  # close() has jobs to give back only if one was claimed
+        self._running: set[str] = set()  # the jobs this runner is executing now
+        self._renewer: threading.Thread | None = None
 
     # running jobs ---------------------------------------------------------------
 
@@ -150,8 +155,44 @@ class JobRunner:
         if job is None:
             return False
         self._claimed = True
-        self._execute(job)
+        self._held(job.job_id)
+        try:
+            self._execute(job)
+        finally:
+            with self._lock:
+                self._running.discard(job.job_id)
         return True
+
+    # leases -----------------------------------------------------------------------
+
+    def _held(self, job_id: str) -> None:
+        """Renew ``job_id``'s lease while it runs: start the renewing thread once."""
+        with self._lock:
+            self._running.add(job_id)
+            if self._renewer is None and not self._stop.is_set():
+                self._renewer = threading.Thread(
+                    target=self._renew_loop, name="graphmem-extraction-lease", daemon=True
+                )
+                self._renewer.start()
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(LEASE_SECONDS / 3):
+            try:
+                self.renew_leases()
+            except Exception:  # the store closed under us, or a transient error
+                if self._stop.is_set():
+                    return
+
+    def renew_leases(self) -> int:
+        """Extend the lease of every job this runner is executing now; how many."""
+        with self._lock:
+            running = sorted(self._running)
+        if not running:
+            return 0
+        store, now = self._memory._store, utc_now()
+        until = now + timedelta(seconds=LEASE_SECONDS)
+        with store.transaction():
+            return sum(store.renew_job_lease(j, self.owner, now, until) for j in running)
 
     def _execute(self, job: StoredJob) -> None:
         memory = self._memory
@@ -217,6 +258,8 @@ class JobRunner:
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
+        if self._renewer is not None:
+            self._renewer.join(max(0.0, deadline - time.monotonic()))
         _LIVE.discard(self.owner)
         if not self._claimed:
             return

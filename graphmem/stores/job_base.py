@@ -82,6 +82,12 @@ class JobStore(ABC):
         """Record a failed attempt (status ``queued`` or ``failed``); False when not held."""
 
     @abstractmethod
+    def renew_job_lease(
+        self, job_id: str, owner: str, now: datetime, lease_until: datetime
+    ) -> bool:
+        """Extend the lease of the owner's running job; False when not held."""
+
+    @abstractmethod
     def running_job_owners(self) -> list[str]:
         """The owners of running jobs."""
 

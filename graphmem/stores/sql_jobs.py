@@ -109,6 +109,18 @@ class SqlJobs(JobStore):
         )
         return bool(done.rowcount == 1)
 
+    def renew_job_lease(
+        self, job_id: str, owner: str, now: datetime, lease_until: datetime
+    ) -> bool:
+        renewed = self._run(
+            "renew-job-lease",
+            job_id=job_id,
+            owner=owner,
+            lease_until=format_time(lease_until),
+            now=format_time(now),
+        )
+        return bool(renewed.rowcount == 1)
+
     def fail_job(
         self,
         job_id: str,

@@ -88,6 +88,15 @@ class MemoryJobs(JobStore):
         )
         return True
 
+    def renew_job_lease(
+        self, job_id: str, owner: str, now: datetime, lease_until: datetime
+    ) -> bool:
+        job = self._held(job_id, owner)
+        if job is None:
+            return False
+        self._jobs[job_id] = replace(job, lease_until=lease_until, updated_at=now)
+        return True
+
     def fail_job(
         self,
         job_id: str,

@@ -57,6 +57,13 @@ SET status = :status, failures = failures + 1, last_error = :last_error,
     not_before = :not_before, owner = NULL, lease_until = NULL, updated_at = :now
 WHERE job_id = :job_id AND status = 'running' AND owner = :owner;
 
+-- name: renew-job-lease
+-- The owner still runs this job: its lease runs until :lease_until (no row
+-- changes when the job was released or taken by another owner meanwhile).
+UPDATE graphmem_job
+SET lease_until = :lease_until, updated_at = :now
+WHERE job_id = :job_id AND status = 'running' AND owner = :owner;
+
 -- name: running-job-owners
 -- The owners holding running jobs (to find the ones whose process died).
 SELECT DISTINCT owner FROM graphmem_job WHERE status = 'running';

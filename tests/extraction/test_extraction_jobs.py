@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -238,6 +239,66 @@ def test_jobs_abandoned_too_often_fail_instead_of_running_forever(
         assert mem.retry_job(job_id).attempts == 0  # queued again as new
         assert mem.run_jobs() == 1
         assert (mem.get_job(job_id).status, mem.get_job(job_id).attempts) == ("done", 1)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_jobs_longer_than_their_lease_keep_it(
+    server: ModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    monkeypatch.setattr(job_module, "LEASE_SECONDS", 0.6)
+    server.add_rule(EXTRACT_MARK, reply(records(("fact", "The user likes tea."))))
+    path = tmp_path / "lease.db"
+    with memory(server, path, extraction_workers=0) as mem:
+        thread = mem.create_thread("t", user_id="u", enable_context_summary=False)
+        thread.add_messages([{"role": "user", "content": "I like tea."}])
+    server.stall("chat/completions", 2.5)  # the extraction's one LLM call: four leases
+    with (
+        memory(server, path, extraction_workers=workers) as mem,
+        memory(server, path, extraction_workers=0) as other,  # another process's view
+    ):
+        job_id = mem.get_thread("t").schedule_extraction(
+            config={"memory_link_extraction_mode": "DISABLED"}
+        )
+        if workers == 0:  # run in a thread of the test, as a service's own worker would
+            running = threading.Thread(target=mem.run_jobs)
+            running.start()
+        released = []
+        deadline = time.monotonic() + 15
+        while mem.get_job(job_id).status != "done" and time.monotonic() < deadline:
+            released.append(other._jobs.recover(force=True))  # looks for expired leases
+            time.sleep(0.05)
+        if workers == 0:
+            running.join()
+        job = mem.get_job(job_id)
+        assert (job.status, job.attempts, job.failures) == ("done", 1, 0), job.last_error
+        assert sum(released) == 0 and len(released) > 20
+        assert [m.content for m in mem.list_memories()] == ["The user likes tea."]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "memory store"])
+def test_a_lease_is_renewed_only_for_its_owner_while_running(
+    server: ModelServer, tmp_path: Path, kind: str
+) -> None:
+    opened = (
+        memory(server, tmp_path / "r.db", extraction_workers=0)
+        if kind == "sqlite"
+        else memory(server, MemoryStore(), extraction_workers=0)
+    )
+    with opened as mem:
+        job_id = _stuck_job(mem, "host:1:me", 60.0)
+        store, now = mem._store, utc_now()
+        later = now + timedelta(seconds=900)
+        with store.transaction():
+            claimed = store.get_job(job_id)
+            assert claimed is not None and claimed.lease_until is not None
+            assert not store.renew_job_lease(job_id, "host:1:other", now, later)
+            assert store.get_job(job_id) == claimed
+            assert store.renew_job_lease(job_id, "host:1:me", now, later)
+            assert store.get_job(job_id).lease_until == later
+            assert not store.renew_job_lease("no-such-job", "host:1:me", now, later)
+            assert store.hand_back_jobs("host:1:me", now) == 1  # no longer running
+            assert not store.renew_job_lease(job_id, "host:1:me", now, later)
+            assert store.get_job(job_id).lease_until is None
 
 
 def test_jobs_handed_back_on_close_are_not_counted_as_abandoned(server: ModelServer) -> None:

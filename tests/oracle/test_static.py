@@ -616,6 +616,7 @@ def _exercise_jobs(store: OracleStore) -> None:
         assert [j.job_id for j in store.list_jobs("t", None, 10, 0)] == ["j"]
         claimed = store.claim_job("o", now, now, None)
         assert claimed is not None and claimed.status == "running"
+        assert store.renew_job_lease("j", "o", now, now)
         assert store.finish_job("j", "o", {"record_ids": []}, now)
         assert store.fail_job("j", "o", status="queued", error="e", not_before=now, now=now)
         assert store.running_job_owners() == ["o"]
