@@ -14,11 +14,11 @@ same state as the write that follows.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -157,14 +157,7 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
         ``page`` at a time, for a caller that holds a read transaction around the
         whole scan (an export). Stores may override this paging by offsets."""
         filters = SearchFilters(now=now)
-        offset = 0
-        while True:
-            rows = self.list_memories(filters, True, page, offset)
-            if rows:
-                yield rows
-            if len(rows) < page:
-                return
-            offset += len(rows)
+        return _pages(lambda limit, offset: self.list_memories(filters, True, limit, offset), page)
 
     @abstractmethod
     def update_memory(
@@ -253,14 +246,7 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
     def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
         """Every link, in the order of :meth:`list_links`, ``page`` at a time (as
         :meth:`scan_memories`)."""
-        offset = 0
-        while True:
-            rows = self.list_links(None, None, page, offset)
-            if rows:
-                yield rows
-            if len(rows) < page:
-                return
-            offset += len(rows)
+        return _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page)
 
     # search
     @abstractmethod
@@ -383,3 +369,18 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
     @abstractmethod
     def delete_profile(self, kind: str, profile_id: str) -> bool:
         """Forget a user or agent (not its records); False when it did not exist."""
+
+
+_T = TypeVar("_T")
+
+
+def _pages(read: Callable[[int, int], list[_T]], page: int) -> Iterator[list[_T]]:
+    """``read(limit, offset)`` page after page, until a page comes back short."""
+    offset = 0
+    while True:
+        rows = read(page, offset)
+        if rows:
+            yield rows
+        if len(rows) < page:
+            return
+        offset += len(rows)
