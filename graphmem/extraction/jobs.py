@@ -166,14 +166,19 @@ class JobRunner:
     # leases -----------------------------------------------------------------------
 
     def _held(self, job_id: str) -> None:
-        """Renew ``job_id``'s lease while it runs: start the renewing thread once."""
+        """Renew ``job_id``'s lease while it runs: start the renewing thread (once,
+        or again in a process forked since)."""
         with self._lock:
             self._running.add(job_id)
-            if self._renewer is None and not self._stop.is_set():
+            renewer = self._renewer
+            if (renewer is None or not renewer.is_alive()) and not self._stop.is_set():
                 self._renewer = threading.Thread(
                     target=self._renew_loop, name="graphmem-extraction-lease", daemon=True
                 )
-                self._renewer.start()
+                try:
+                    self._renewer.start()
+                except RuntimeError:  # no thread to be had: the job keeps one lease
+                    self._renewer = None
 
     def _renew_loop(self) -> None:
         while not self._stop.wait(LEASE_SECONDS / 3):
