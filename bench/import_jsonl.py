@@ -17,6 +17,11 @@ measures the import itself against bare inserts of identical rows;
 ``HashingEmbedder`` (384 dimensions), the import through its embedder and the
 raw side by calling the same embedder per batch before its inserts.
 
+Then ``export``: ``GraphMemory.export_jsonl`` of the imported store to a file
+(what ``graphmem export`` runs), checked to hold one line per memory and link;
+its peak is given twice, whole and anonymous only (the store reads its file
+through a memory map, whose pages count in the whole peak).
+
 Each runs in its own child process, so its peak resident memory (``ru_maxrss``)
 is its own. ``--sizes`` runs several N to show that the import's peak memory
 does not grow with the file. Prints rows/s, the ratio import / raw, the peak
@@ -35,6 +40,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -100,6 +106,55 @@ def run_import(db: Path, source: Path, batch: int, embedder: str) -> tuple[float
         return time.perf_counter() - t0, time.process_time() - c0
 
 
+def _rss_anon_kib() -> int | None:
+    """The process's resident anonymous memory (Linux), without the pages of files
+    it maps: the store reads its database file through a memory map, whose pages
+    count in ``ru_maxrss`` but are the operating system's file cache."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+class _AnonPeak:
+    """The largest :func:`_rss_anon_kib` seen while it runs (sampled every 5 ms)."""
+
+    def __init__(self) -> None:
+        self.kib = _rss_anon_kib() or 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.005):
+            self.kib = max(self.kib, _rss_anon_kib() or 0)
+
+    def __enter__(self) -> _AnonPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.kib = max(self.kib, _rss_anon_kib() or 0)
+
+
+EXPORT_ANON_PEAK_MIB: list[float] = []
+
+
+def run_export(db: Path, out: Path, embedder: str) -> tuple[float, float]:
+    with GraphMemory(db, embedder=_embedder(embedder)) as memory, _AnonPeak() as peak:
+        t0, c0 = time.perf_counter(), time.process_time()
+        with out.open("w", encoding="utf-8") as stream:
+            memory.export_jsonl(stream)
+        elapsed = time.perf_counter() - t0, time.process_time() - c0
+    EXPORT_ANON_PEAK_MIB.append(peak.kib / 1024)
+    return elapsed
+
+
 def run_raw(db: Path, n: int, batch: int, embedder: str) -> tuple[float, float]:
     GraphMemory(db).close()  # the identical schema
     model = _embedder(embedder)
@@ -137,14 +192,20 @@ def run_raw(db: Path, n: int, batch: int, embedder: str) -> tuple[float, float]:
 
 
 def child(argv: list[str]) -> int:
-    """``--child import|raw DB SOURCE_OR_N BATCH``: one measured run, JSON on stdout."""
+    """``--child import|raw|export DB SOURCE_OR_N_OR_OUT BATCH EMBEDDER``: one
+    measured run, JSON on stdout."""
     kind, db, arg, batch, embedder = argv
     if kind == "import":
         seconds, cpu = run_import(Path(db), Path(arg), int(batch), embedder)
+    elif kind == "export":
+        seconds, cpu = run_export(Path(db), Path(arg), embedder)
     else:
         seconds, cpu = run_raw(Path(db), int(arg), int(batch), embedder)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "cpu_s": cpu, "peak_mib": peak_kib / 1024}))
+    result = {"seconds": seconds, "cpu_s": cpu, "peak_mib": peak_kib / 1024}
+    if EXPORT_ANON_PEAK_MIB:
+        result["anon_peak_mib"] = EXPORT_ANON_PEAK_MIB[0]
+    print(json.dumps(result))
     return 0
 
 
@@ -195,6 +256,12 @@ def one_size(
         for kind, arg, runs in pair if attempt % 2 == 0 else pair[::-1]:
             runs.append(measure(kind, tmp / f"{kind}-{n}.db", arg, batch, embedder))
     imported, raw = _best(imports), _best(raws)
+    out = tmp / f"out-{n}.jsonl"
+    exported = measure("export", tmp / f"import-{n}.db", str(out), batch, embedder)
+    with out.open("rb") as lines:
+        exported_lines = sum(1 for _ in lines)
+    if exported_lines != 4 * n:
+        raise SystemExit(f"the export holds {exported_lines:,} lines, not {4 * n:,}")
     same = same_vectors(tmp / f"import-{n}.db", tmp / f"raw-{n}.db") and same_content(
         tmp / f"import-{n}.db", tmp / f"raw-{n}.db"
     )
@@ -214,6 +281,11 @@ def one_size(
         "cpu_ratio": imported["cpu_s"] / raw["cpu_s"],
         "import_peak_mib": imported["peak_mib"],
         "raw_peak_mib": raw["peak_mib"],
+        "export_s": exported["seconds"],
+        "export_rows_s": rows / exported["seconds"],
+        "export_peak_mib": exported["peak_mib"],
+        "export_anon_peak_mib": exported.get("anon_peak_mib", 0.0),
+        "export_mib": out.stat().st_size / 2**20,
         "same_content": same,
         "repeat": repeat,
         "embedder": embedder,
@@ -239,9 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.parent.mkdir(exist_ok=True)
     print(
         "| N memories | links | file MiB | import rows/s | raw rows/s | import / raw "
-        "| CPU import / raw | import peak MiB | raw peak MiB | same |"
+        "| CPU import / raw | import peak MiB | raw peak MiB | same "
+        "| export rows/s | export peak MiB (anonymous) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(dir=RESULTS.parent) as tmp:
             r = one_size(n, args.batch, Path(tmp), args.repeat, args.embedder)
@@ -250,7 +323,9 @@ def main(argv: list[str] | None = None) -> int:
             f"| {n:,} | {3 * n:,} | {r['file_mib']:.0f} | {r['import_rows_s']:,.0f} "
             f"| {r['raw_rows_s']:,.0f} | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x "
             f"| {r['import_peak_mib']:.0f} "
-            f"| {r['raw_peak_mib']:.0f} | {r['same_content']} |",
+            f"| {r['raw_peak_mib']:.0f} | {r['same_content']} "
+            f"| {r['export_rows_s']:,.0f} "
+            f"| {r['export_peak_mib']:.0f} ({r['export_anon_peak_mib']:.0f}) |",
             flush=True,
         )
     results = (
