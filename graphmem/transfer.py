@@ -25,8 +25,8 @@ from graphmem.transfer_export import prompt_lines, thread_lines
 __all__ = ["ImportLineError", "ImportReport", "TransferOperations"]
 
 _EXPORT_PAGE = 500
-"""Memories (or links) an export reads and writes at a time: its memory use grows
-with this, not with the store."""
+"""Memories (or links) an export reads and writes at a time: its rows in memory are
+one page's, whatever the store holds (the ids of all are sorted in one go)."""
 
 
 def _lines(source: IO[bytes]) -> Iterator[tuple[int, int, str]]:
@@ -55,7 +55,8 @@ class TransferOperations:
         their versions: each line comes after the lines it needs, so the file
         imports back with :meth:`import_jsonl`. The format is described in
         :mod:`graphmem.core.jsonl`. Memories and links are read and written 500
-        at a time, so memory use does not grow with the store.
+        at a time (only their ids are sorted in one go), so memory use grows with
+        the ids, not with the rows.
 
         Args:
             out: a text stream.

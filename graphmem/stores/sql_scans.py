@@ -1,9 +1,9 @@
 """Whole-store scans of the SQL stores, page by page, for an export.
 
 One statement reads the ids in the export's order (only the ids are sorted, not
-the rows), and each page of them is read with the point statements that
-``get_memories`` and ``get_links`` run, so memory use grows with the page, not
-with the store. The caller holds one read transaction around the whole scan: the
+the rows: SQLite sorts them in its temp store, under 100 bytes each), and each
+page of them is read with the point statements that ``get_memories`` and
+``get_links`` run, so the rows in memory are one page's. The caller holds one read transaction around the whole scan: the
 pages are one snapshot.
 """
 
