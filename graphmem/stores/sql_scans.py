@@ -3,8 +3,8 @@
 One statement reads the ids in the export's order (only the ids are sorted, not
 the rows: SQLite sorts them in its temp store, under 100 bytes each), and each
 page of them is read with the point statements that ``get_memories`` and
-``get_links`` run, so the rows in memory are one page's. The caller holds one read transaction around the whole scan: the
-pages are one snapshot.
+``get_links`` run, so the rows in memory are one page's. The caller holds one
+read transaction around the whole scan: the pages are one snapshot.
 """
 
 from __future__ import annotations
