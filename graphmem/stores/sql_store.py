@@ -91,17 +91,15 @@ class SqlStore(SqlScans, SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJ
     # Read from the store on every use, never cached: another handle may have
     # recorded it, and a rolled-back first write takes its record with it.
 
-    def _get_meta(self, key: str) -> str | None:
-        row = self._run("get-meta", meta_key=key).fetchone()
-        return None if row is None else str(row[0])
-
     def stored_embedder(self) -> tuple[str | None, int | None]:
         with self.transaction(write=False):
-            name = self._get_meta(EMBEDDER_NAME_KEY)
-            dim = self._get_meta(EMBEDDING_DIM_KEY)
-        if dim is not None and not dim.isdigit():
+            row = self._run(
+                "get-embedder-meta", name_key=EMBEDDER_NAME_KEY, dim_key=EMBEDDING_DIM_KEY
+            ).fetchone()
+        name, dim = (None, None) if row is None else row
+        if dim is not None and not str(dim).isdigit():
             raise SchemaError(f"the store records an unreadable embedding dimension {dim!r}")
-        return name, None if dim is None else int(dim)
+        return (None if name is None else str(name)), (None if dim is None else int(dim))
 
     def use_embedder(self, name: str, dim: int) -> None:
         with self.transaction():

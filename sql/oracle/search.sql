@@ -91,10 +91,12 @@ DELETE FROM graphmem_filter;
 -- One (key, canonical value) pair of the current read's metadata filter.
 INSERT INTO graphmem_filter (meta_key, meta_value) VALUES (:meta_key, :meta_value);
 
--- name: get-meta
--- One value of the store's metadata (schema version, embedding dimension,
--- embedder name).
-SELECT meta_value FROM graphmem_meta WHERE meta_key = :meta_key;
+-- name: get-embedder-meta
+-- The embedder name and embedding dimension the store records (NULL for one not
+-- recorded yet), both in one statement: every search checks them.
+SELECT (SELECT m.meta_value FROM graphmem_meta m WHERE m.meta_key = :name_key),
+       (SELECT m.meta_value FROM graphmem_meta m WHERE m.meta_key = :dim_key)
+FROM dual;
 
 -- name: put-meta
 -- Record one value of the store's metadata.

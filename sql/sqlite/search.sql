@@ -164,6 +164,12 @@ DELETE FROM temp.graphmem_filter;
 -- One (key, canonical value) pair of the current read's metadata filter.
 INSERT INTO temp.graphmem_filter (meta_key, meta_value) VALUES (:meta_key, :meta_value);
 
+-- name: get-embedder-meta
+-- The embedder name and embedding dimension the store records (NULL for one not
+-- recorded yet), both in one statement: every search checks them.
+SELECT (SELECT m.meta_value FROM graphmem_meta m WHERE m.meta_key = :name_key),
+       (SELECT m.meta_value FROM graphmem_meta m WHERE m.meta_key = :dim_key);
+
 -- name: get-meta
 -- One value of the store's metadata (schema version, embedding dimension,
 -- embedder name).

@@ -242,6 +242,8 @@ def test_statement_names_match_sqlite() -> None:
     # links and bound each root by them (probe-level, bound-level-root).
     # A SQLite link write reads its one link or its two endpoints by point lookups
     # (get-link, get-endpoint-types); Oracle uses the JSON-array forms for those.
+    # SQLite reads its schema version with get-meta; Oracle checks its objects
+    # (count-schema-tables).
     assert not SHARED & set(ORACLE)
     assert set(ORACLE) - {
         "select-nearest",
@@ -266,6 +268,7 @@ def test_statement_names_match_sqlite() -> None:
         "get-keyword-index-version",
         "get-link",
         "get-endpoint-types",
+        "get-meta",
         "select-numbered-nodes",
         "select-numbered-links",
     }
@@ -374,9 +377,9 @@ class FakeCursor:
             self._rows = [
                 (self.conn.tables, self.conn.valid_triggers, self.conn.graphs, self.conn.columns)
             ]
-        if stmt.name == "get-meta":
-            value = self.conn.meta.get(binds["meta_key"])
-            self._rows = [] if value is None else [(value,)]
+        if stmt.name == "get-embedder-meta":
+            meta = self.conn.meta
+            self._rows = [(meta.get(binds["name_key"]), meta.get(binds["dim_key"]))]
         if stmt.name == "count-legacy-tables":
             self._rows = [(self.conn.legacy_tables,)]
 
@@ -417,7 +420,7 @@ class FakeConnection:
         self.warn_on: str | None = None  # script statements holding this text warn
         self.autocommit = False
         self.autocommit_seen: list[bool] = []
-        self.meta: dict[str, str] = {}  # graphmem_meta rows that get-meta finds
+        self.meta: dict[str, str] = {}  # graphmem_meta rows that get-embedder-meta finds
         self.lowered: dict[str, str] = {}  # lowered text -> statement name
         self.commits = self.rollbacks = 0
         self.closed = False
@@ -810,8 +813,13 @@ def test_store_records_embedder_with_first_vector(conn: FakeConnection) -> None:
     conn.sent.clear()
     commits = conn.commits
     store.use_embedder("mini-lm", 384)
-    assert conn.names() == ["get-meta", "get-meta", "lock-meta", "get-meta", "get-meta",
-                            "put-meta", "put-meta"]  # fmt: skip
+    assert conn.names() == [
+        "get-embedder-meta",
+        "lock-meta",
+        "get-embedder-meta",
+        "put-meta",
+        "put-meta",
+    ]
     written = [binds for name, binds in conn.sent if name == "put-meta"]
     assert written == [
         {"meta_key": "embedding_dim", "meta_value": "384"},
@@ -830,7 +838,7 @@ def test_store_same_embedder_writes_nothing(conn: FakeConnection) -> None:
     conn.sent.clear()
     store.use_embedder("mini-lm", 384)
     assert store.stored_embedder() == ("mini-lm", 384)
-    assert set(conn.names()) == {"get-meta"}
+    assert set(conn.names()) == {"get-embedder-meta"}
 
 
 @pytest.mark.parametrize(("name", "dim"), [("other", 384), ("mini-lm", 16)])
@@ -840,7 +848,7 @@ def test_store_refuses_other_embedder(conn: FakeConnection, name: str, dim: int)
     conn.sent.clear()
     with pytest.raises(SchemaError, match=rf"'mini-lm' \(384 dimensions\).*'{name}' \({dim} "):
         store.use_embedder(name, dim)
-    assert set(conn.names()) == {"get-meta"}
+    assert set(conn.names()) == {"get-embedder-meta"}
     assert conn.rollbacks == 1
 
 
@@ -853,6 +861,19 @@ def test_store_search_reads_the_recorded_embedder(
     with pytest.raises(SchemaError, match="'mini-lm'"):
         memory.search("x")
     assert "select-search-candidates" not in conn.names()
+
+
+def test_a_search_reads_the_embedder_record_in_one_statement_per_check(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
+    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "2"}
+    memory = GraphMemory(conn, embedder=_TwoDims(name="mini-lm"))  # type: ignore[arg-type]
+    conn.sent.clear()
+    memory.search("x", num_hops=0)
+    sent = conn.names()
+    # the handle's check and the vector search's own: one round trip each
+    assert sent.count("get-embedder-meta") == 2 and "select-nearest" in sent
 
 
 class _TwoDims:
