@@ -245,13 +245,13 @@ def test_jobs_abandoned_too_often_fail_instead_of_running_forever(
 def test_jobs_longer_than_their_lease_keep_it(
     server: ModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
-    monkeypatch.setattr(job_module, "LEASE_SECONDS", 0.6)
+    monkeypatch.setattr(job_module, "LEASE_SECONDS", 1.0)
     server.add_rule(EXTRACT_MARK, reply(records(("fact", "The user likes tea."))))
     path = tmp_path / "lease.db"
     with memory(server, path, extraction_workers=0) as mem:
         thread = mem.create_thread("t", user_id="u", enable_context_summary=False)
         thread.add_messages([{"role": "user", "content": "I like tea."}])
-    server.stall("chat/completions", 2.5)  # the extraction's one LLM call: four leases
+    server.stall("chat/completions", 3.0)  # the extraction's one LLM call: three leases
     with (
         memory(server, path, extraction_workers=workers) as mem,
         memory(server, path, extraction_workers=0) as other,  # another process's view
