@@ -9,6 +9,8 @@ with exactly the binds each statement uses.
 
 from __future__ import annotations
 
+import io
+import json
 import re
 from array import array
 from datetime import datetime, timezone
@@ -874,6 +876,19 @@ def test_a_search_reads_the_embedder_record_in_one_statement_per_check(
     sent = conn.names()
     # the handle's check and the vector search's own: one round trip each
     assert sent.count("get-embedder-meta") == 2 and "select-nearest" in sent
+
+
+def test_an_export_reads_ids_then_pages_of_rows(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
+    memory = GraphMemory(conn, embedder=_TwoDims(name="mini-lm"))  # type: ignore[arg-type]
+    conn.sent.clear()
+    out = io.StringIO()
+    assert memory.export_jsonl(out, threads=False, prompts=False) == (1, 1)
+    assert conn.names() == ["list-memory-ids", "get-memories", "get-lifecycle-links-to",
+                            "list-link-ids", "get-links"]  # fmt: skip
+    assert [json.loads(line)["kind"] for line in out.getvalue().splitlines()] == ["memory", "link"]
 
 
 class _TwoDims:
