@@ -854,12 +854,20 @@ def test_store_refuses_other_embedder(conn: FakeConnection, name: str, dim: int)
     assert conn.rollbacks == 1
 
 
+def _graph_memory(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch, embedder: str
+) -> GraphMemory:
+    """A GraphMemory over the fake connection (taken for python-oracledb's), whose
+    store records a 2-dimensional 'mini-lm'."""
+    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
+    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "2"}
+    return GraphMemory(conn, embedder=_TwoDims(name=embedder))  # type: ignore[arg-type]
+
+
 def test_store_search_reads_the_recorded_embedder(
     conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
-    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "2"}
-    memory = GraphMemory(conn, embedder=_TwoDims(name="other"))  # type: ignore[arg-type]
+    memory = _graph_memory(conn, monkeypatch, "other")
     with pytest.raises(SchemaError, match="'mini-lm'"):
         memory.search("x")
     assert "select-search-candidates" not in conn.names()
@@ -868,9 +876,7 @@ def test_store_search_reads_the_recorded_embedder(
 def test_a_search_reads_the_embedder_record_in_one_statement_per_check(
     conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
-    conn.meta = {"embedder_name": "mini-lm", "embedding_dim": "2"}
-    memory = GraphMemory(conn, embedder=_TwoDims(name="mini-lm"))  # type: ignore[arg-type]
+    memory = _graph_memory(conn, monkeypatch, "mini-lm")
     conn.sent.clear()
     memory.search("x", num_hops=0)
     sent = conn.names()
@@ -881,8 +887,7 @@ def test_a_search_reads_the_embedder_record_in_one_statement_per_check(
 def test_an_export_reads_ids_then_pages_of_rows(
     conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(FakeConnection, "__module__", "oracledb.connection")
-    memory = GraphMemory(conn, embedder=_TwoDims(name="mini-lm"))  # type: ignore[arg-type]
+    memory = _graph_memory(conn, monkeypatch, "mini-lm")
     conn.sent.clear()
     out = io.StringIO()
     assert memory.export_jsonl(out, threads=False, prompts=False) == (1, 1)
