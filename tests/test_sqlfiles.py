@@ -292,8 +292,11 @@ def _service_workload(store: GraphMemory) -> None:
     block = blocks.add("s", AddMemoryBody(facts=["tea at five"], async_processing=False))
     blocks.update("s", block.block_id, UpdateMemoryBody(prompt_id="default"))
     assert blocks.list_blocks("s", 10, 0)[1] == 1
-    blocks.start()
-    blocks.stop()
+    queued = blocks.add("s", AddMemoryBody(facts=["tea at six"], async_processing=True))
+    assert blocks._claim(queued.block_id) is not None
+    assert blocks.renew_leases() == 1
+    blocks.start()  # looks for blocks to take over and queue
+    blocks.stop()  # hands back what it holds
     store.delete_thread("s")
 
 

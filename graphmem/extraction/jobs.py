@@ -24,17 +24,15 @@ nothing.
 
 from __future__ import annotations
 
-import os
-import socket
 import threading
 import time
-import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from graphmem.core.validation import utc_now
 from graphmem.errors import GraphMemError
 from graphmem.extraction.run import ExtractionRequest, JobLost, plan_extraction, write_extraction
+from graphmem.owners import new_owner, owner_gone, retire_owner
 from graphmem.stores.job_base import StoredJob
 
 if TYPE_CHECKING:
@@ -59,9 +57,6 @@ ABANDON_LIMIT = 10
 """A job whose claims exceed its failed attempts by this many (its process stopped
 or its lease ran out while it ran) is ``failed`` when found abandoned again."""
 _POLL = 0.5
-_LIVE: set[str] = set()
-"""Owners of this process that are still open."""
-_HOST = socket.gethostname()
 
 
 def backoff(failures: int) -> float:
@@ -73,23 +68,6 @@ def backoff(failures: int) -> float:
     return float(min(BACKOFF_CAP, BACKOFF_BASE * 2 ** max(0, failures - 1)))
 
 
-def owner_gone(owner: str) -> bool:
-    """Whether the process named by ``owner`` is known to have stopped."""
-    host, _, rest = owner.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != _HOST or not pid_text.isdigit():
-        return False  # another machine: its lease decides
-    if int(pid_text) == os.getpid():
-        return owner not in _LIVE
-    try:
-        os.kill(int(pid_text), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    return False
-
-
 class JobRunner:
     """The worker threads of one :class:`~graphmem.GraphMemory`."""
 
@@ -97,8 +75,7 @@ class JobRunner:
         self._memory = memory
         self.workers = workers
         self.max_attempts = max_attempts
-        self.owner = f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-        _LIVE.add(self.owner)
+        self.owner = new_owner()
         self._threads: list[threading.Thread] = []
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -265,7 +242,7 @@ class JobRunner:
             thread.join(max(0.0, deadline - time.monotonic()))
         if self._renewer is not None:
             self._renewer.join(max(0.0, deadline - time.monotonic()))
-        _LIVE.discard(self.owner)
+        retire_owner(self.owner)
         if not self._claimed:
             return
         try:

@@ -16,13 +16,13 @@ facts are not written or embedded again.
 Extraction runs under a job id fixed on the block before the LLM is asked, and
 writes its records with a job row in one transaction: a block retried after a
 crash finds the job done and takes its records instead of extracting again.
+Who processes a block, and when another server may take it over, is
+:mod:`graphmem.service.block_worker`'s part.
 """
 
 from __future__ import annotations
 
 import contextlib
-import queue
-import threading
 import uuid
 from dataclasses import replace
 from functools import cache
@@ -33,11 +33,14 @@ from graphmem.core.registry_rules import DEFAULT_PROMPT_ID
 from graphmem.core.validation import check_content, check_id, utc_now
 from graphmem.errors import GraphMemError, InvalidArgumentError, NotFoundError
 from graphmem.registry_errors import PromptArgumentError, PromptNotFoundError
+from graphmem.service.block_worker import BlockWorker
 from graphmem.service.schemas import AddMemoryBody, UpdateMemoryBody
 from graphmem.stores.service_base import StoredBlock
 from graphmem.threads.messages import check_messages
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from graphmem.ai.protocols import LlmProtocol
     from graphmem.memory import GraphMemory
 
@@ -76,15 +79,14 @@ def _restarted(state: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"stale": stale} if stale else None
 
 
-class BlockService:
+class BlockService(BlockWorker):
     """Adds, changes, reads and processes the blocks of the sessions of one store."""
 
     def __init__(self, memory: GraphMemory, llm: LlmProtocol | None) -> None:
         self.memory = memory
         self.llm = llm
         self._store = memory._store
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self._worker: threading.Thread | None = None
+        self._init_worker()
 
     # checks -----------------------------------------------------------------------
 
@@ -161,9 +163,10 @@ class BlockService:
             now,
             now,
         )
+        block = self._taken(block, now, body.async_processing)
         with self._store.transaction():
             self._store.insert_block(block)
-        return self._run(block.block_id, body.async_processing)
+        return self._run(block, body.async_processing)
 
     def update(self, session_id: str, block_id: str, body: UpdateMemoryBody) -> StoredBlock:
         """Switch or clear the block's prompt and process it again (no new embedding)."""
@@ -173,20 +176,21 @@ class BlockService:
         prompt_id, prompt_vid = self._prompt_ref(
             body.prompt_id, body.prompt_vid, block.context_required
         )
+        now = utc_now()
         with self._store.transaction():
             current = self._store.get_block(block_id) or block
             changed = replace(
                 current,
-                status="pending",
                 prompt_id=prompt_id,
                 prompt_vid=prompt_vid,
                 resolved_vid=None,
                 error=None,
-                updated_at=utc_now(),
+                updated_at=now,
                 extraction=_restarted(current.extraction),
             )
+            changed = self._taken(changed, now, body.async_processing)
             self._store.update_block(changed)
-        return self._run(block_id, body.async_processing)
+        return self._run(changed, body.async_processing)
 
     def get(self, session_id: str, block_id: str) -> StoredBlock:
         check_id("block_id", block_id)
@@ -207,32 +211,41 @@ class BlockService:
                 self._store.count_blocks(session_id),
             )
 
-    def _run(self, block_id: str, in_background: bool) -> StoredBlock:
-        if in_background:  # without a running worker, it waits for the next start()
+    def _taken(self, block: StoredBlock, now: datetime, in_background: bool) -> StoredBlock:
+        """The block as written: pending for the worker, or already held here (a
+        synchronous call processes it at once, and no other server may take it first)."""
+        if in_background:
+            return replace(block, status="pending", owner=None, lease_until=None)
+        return replace(block, status="processing", owner=self.owner, lease_until=self._lease(now))
+
+    def _run(self, block: StoredBlock, in_background: bool) -> StoredBlock:
+        if in_background:  # without a running worker, it waits for a worker's next look
             if self._worker is not None:
-                self._queue.put(block_id)
+                self._enqueue(block.block_id)
             with self._store.transaction(write=False):
-                found = self._store.get_block(block_id)
+                found = self._store.get_block(block.block_id)
             assert found is not None
             return found
-        return self.process(block_id)
+        self._hold(block.block_id)
+        return self._process_held(block)
 
     # processing -------------------------------------------------------------------
 
-    def _claim(self, block_id: str) -> StoredBlock | None:
-        with self._store.transaction():
-            block = self._store.get_block(block_id)
-            if block is None or block.status != "pending":
-                return None
-            block = replace(block, status="processing", updated_at=utc_now())
-            self._store.update_block(block)
-            return block
-
     def process(self, block_id: str) -> StoredBlock:
-        """Process a pending block (another caller's claim wins); returns it as stored."""
+        """Process a pending block (another holder's claim wins); returns it as stored."""
         block = self._claim(block_id)
         if block is not None:
+            return self._process_held(block)
+        return self._stored(block_id)
+
+    def _process_held(self, block: StoredBlock) -> StoredBlock:
+        try:
             self._finish(block, self._processed(block))
+        finally:
+            self._let_go(block.block_id)
+        return self._stored(block.block_id)
+
+    def _stored(self, block_id: str) -> StoredBlock:
         with self._store.transaction(write=False):
             found = self._store.get_block(block_id)
         if found is None:
@@ -257,13 +270,13 @@ class BlockService:
                 self._store.update_block(replace(current, record_ids=block.record_ids))
 
     def _finish(self, claimed: StoredBlock, final: StoredBlock) -> None:
-        """Store the outcome, unless the block was changed (and re-queued) meanwhile: a
-        claim is known by its ``updated_at``."""
+        """Store the outcome, unless the block was changed (and re-queued) or taken
+        over meanwhile: a claim is known by its holder and ``updated_at``."""
         with self._store.transaction():
             current = self._store.get_block(claimed.block_id)
             if current is None or current.status != "processing":
                 return
-            if current.updated_at != claimed.updated_at:
+            if (current.updated_at, current.owner) != (claimed.updated_at, claimed.owner):
                 return
             self._store.update_block(
                 replace(
@@ -271,6 +284,8 @@ class BlockService:
                     record_ids=current.record_ids,
                     extraction=current.extraction,
                     updated_at=utc_now(),
+                    owner=None,
+                    lease_until=None,
                 )
             )
 
@@ -364,35 +379,3 @@ class BlockService:
             [{"role": "system", "content": system}, {"role": "user", "content": text}]
         )
         return reply.strip()[:_MAX_SUMMARY]
-
-    # the background worker -------------------------------------------------------------
-
-    def start(self) -> None:
-        """Start the worker and queue the blocks left unfinished by an earlier run."""
-        with self._store.transaction():
-            unfinished = self._store.unfinished_blocks(100_000)
-            for block in unfinished:
-                if block.status == "processing":
-                    self._store.update_block(replace(block, status="pending"))
-        self._worker = threading.Thread(target=self._work, name="graphmem-blocks", daemon=True)
-        self._worker.start()
-        for block in unfinished:
-            self._queue.put(block.block_id)
-
-    def stop(self) -> None:
-        if self._worker is not None:
-            self._queue.put(None)
-            self._worker.join(timeout=30)
-            self._worker = None
-
-    def _work(self) -> None:
-        while (block_id := self._queue.get()) is not None:
-            try:
-                self.process(block_id)
-            except GraphMemError:  # the session went away meanwhile
-                continue
-
-    def wait_idle(self) -> None:
-        """Block until the queue is drained (tests)."""
-        while not self._queue.empty():
-            threading.Event().wait(0.01)

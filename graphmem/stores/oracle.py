@@ -41,10 +41,10 @@ from graphmem.stores.sql_store import SqlStore
 
 __all__ = [
     "NEAREST_SLACK",
-    "SCHEMA_FILTER_COLUMNS",
     "SCHEMA_GRAPHS",
     "SCHEMA_TABLES",
     "SCHEMA_TRIGGERS",
+    "SCHEMA_UPGRADE_COLUMNS",
     "OracleStore",
 ]
 
@@ -59,15 +59,16 @@ SCHEMA_TRIGGERS = 4
 """VALID triggers that ``count-schema-tables`` finds in a complete schema."""
 SCHEMA_GRAPHS = 1
 """Property graphs that ``count-schema-tables`` finds in a complete schema."""
-SCHEMA_FILTER_COLUMNS = 5
-"""The neighbour's filter columns of the adjacency table (schema version 9) that
-``count-schema-tables`` finds in a complete schema; fewer means a store made
-before them, which ``install.sql`` upgrades."""
+SCHEMA_UPGRADE_COLUMNS = 7
+"""The columns that upgrades add, which ``count-schema-tables`` finds in a complete
+schema: the neighbour's filter columns of the adjacency table (5, schema version 9)
+and the block lease (2, version 10); fewer means a store made before them, which
+``install.sql`` upgrades."""
 _SCHEMA_PARTS = (
     (SCHEMA_TABLES, "tables"),
     (SCHEMA_TRIGGERS, "valid triggers"),
     (SCHEMA_GRAPHS, "property graph"),
-    (SCHEMA_FILTER_COLUMNS, "adjacency filter columns"),
+    (SCHEMA_UPGRADE_COLUMNS, "columns added by upgrades"),
 )
 
 

@@ -51,6 +51,10 @@ class StoredBlock:
     extraction: dict[str, Any] | None = None
     """The block's memory extraction: ``job_id`` (fixed before the LLM is asked, so
     a retry finds its work), then ``record_ids`` and ``relation_ids`` once written."""
+    owner: str | None = None
+    """The holder of a ``processing`` block (``host:pid:token``), else None."""
+    lease_until: datetime | None = None
+    """Until when the holder keeps the block unless it renews the lease."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
@@ -94,5 +98,23 @@ class ServiceStore(ABC):
         """How many blocks a thread has."""
 
     @abstractmethod
-    def unfinished_blocks(self, limit: int) -> list[StoredBlock]:
-        """Blocks still pending or processing, oldest first (at most ``limit``)."""
+    def claim_block(self, block_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        """Move a pending block to ``processing``, held by ``owner`` until ``until``
+        (``updated_at`` set to ``now``); False when it is not pending."""
+
+    @abstractmethod
+    def renew_block_lease(self, block_id: str, owner: str, until: datetime) -> bool:
+        """Extend the lease of a block ``owner`` is processing; False otherwise."""
+
+    @abstractmethod
+    def processing_block_owners(self) -> list[str]:
+        """The distinct holders of blocks being processed."""
+
+    @abstractmethod
+    def release_blocks(self, owner: str | None, now: datetime) -> int:
+        """Make pending again the blocks ``owner`` is processing, or (None) those whose
+        lease ran out or that name no holder; ``updated_at`` becomes ``now``. How many."""
+
+    @abstractmethod
+    def pending_block_ids(self, limit: int) -> list[str]:
+        """The ids of pending blocks, oldest first (at most ``limit``)."""

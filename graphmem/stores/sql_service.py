@@ -60,6 +60,8 @@ def _block_from_row(row: Sequence[Any]) -> StoredBlock:
         created_at=parse_time(str(row[11])),
         updated_at=parse_time(str(row[12])),
         extraction=None if row[13] is None else _json(row[13]),
+        owner=row[14],
+        lease_until=None if row[15] is None else parse_time(str(row[15])),
     )
 
 
@@ -105,6 +107,8 @@ class SqlService(ServiceStore):
             "error": block.error,
             "updated_at": format_time(block.updated_at),
             "extraction": None if block.extraction is None else _dump(block.extraction),
+            "owner": block.owner,
+            "lease_until": None if block.lease_until is None else format_time(block.lease_until),
         }
 
     def insert_block(self, block: StoredBlock) -> None:
@@ -129,5 +133,27 @@ class SqlService(ServiceStore):
     def count_blocks(self, thread_id: str) -> int:
         return int(self._run("count-blocks", thread_id=thread_id).fetchone()[0])
 
-    def unfinished_blocks(self, limit: int) -> list[StoredBlock]:
-        return [_block_from_row(r) for r in self._run("unfinished-blocks", limit=limit).fetchall()]
+    def claim_block(self, block_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        cursor = self._run(
+            "claim-block",
+            block_id=block_id,
+            owner=owner,
+            lease_until=format_time(until),
+            updated_at=format_time(now),
+        )
+        return bool(cursor.rowcount)
+
+    def renew_block_lease(self, block_id: str, owner: str, until: datetime) -> bool:
+        cursor = self._run(
+            "renew-block-lease", block_id=block_id, owner=owner, lease_until=format_time(until)
+        )
+        return bool(cursor.rowcount)
+
+    def processing_block_owners(self) -> list[str]:
+        return [str(r[0]) for r in self._run("processing-block-owners").fetchall()]
+
+    def release_blocks(self, owner: str | None, now: datetime) -> int:
+        return int(self._run("release-blocks", owner=owner, now=format_time(now)).rowcount)
+
+    def pending_block_ids(self, limit: int) -> list[str]:
+        return [str(r[0]) for r in self._run("pending-block-ids", limit=limit).fetchall()]

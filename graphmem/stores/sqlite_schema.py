@@ -35,6 +35,12 @@ Version 9 stores in each adjacency row the search filter columns of its far end
 a ``NOT NULL`` column without a default, so an older store's adjacency table is
 copied the same way, in key order, into one of the new shape, each row given the
 columns of its ``other_no`` node (in the version 8 copy too, for older stores).
+
+Version 10 gives a memory block being processed a holder and a lease (``owner``,
+``lease_until``). Adding them with ``ALTER TABLE ... ADD COLUMN`` would leave the
+table's stored SQL unlike a new store's, so the block table of an older store is
+copied into install.sql's shape (its rows keep no lease: a block found
+``processing`` without one is taken over, as every such block was before).
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_state
 
 __all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 _REBUILD_CACHE_KIB = 1_048_576
@@ -109,6 +115,8 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
             if _needs_neighbour_columns(conn, store_id):
                 _drop_triggers(conn, object_prefix(store_id))
                 _copy_adjacency(conn, store_id, renumber=False)
+            if _needs_block_leases(conn, store_id):
+                _copy_blocks(conn, store_id)
             for statement in script_statements(load_script("sqlite", "install", store_id)):
                 conn.execute(statement)
             conn.execute("COMMIT")
@@ -189,6 +197,21 @@ def _needs_neighbour_columns(conn: sqlite3.Connection, store_id: str) -> bool:
     """Whether the store has an adjacency table from before version 9."""
     columns = _columns(conn, f"{object_prefix(store_id)}adjacency")
     return bool(columns) and "other_record_type" not in columns
+
+
+def _needs_block_leases(conn: sqlite3.Connection, store_id: str) -> bool:
+    """Whether the store has a memory block table from before version 10."""
+    columns = _columns(conn, f"{object_prefix(store_id)}memory_block")
+    return bool(columns) and "lease_until" not in columns
+
+
+def _copy_blocks(conn: sqlite3.Connection, store_id: str) -> None:
+    """Copy the memory blocks into a table of install.sql's shape (version 10)."""
+    table = f"{object_prefix(store_id)}memory_block"
+    columns = ", ".join(sorted(_columns(conn, table)))
+    _replace_table(conn, store_id, table)
+    conn.execute(f'INSERT INTO "{table}" ({columns}) SELECT {columns} FROM "{table}_old"')
+    _drop_copied(conn, f"{table}_old")
 
 
 def _copy_adjacency(conn: sqlite3.Connection, store_id: str, renumber: bool) -> None:

@@ -73,5 +73,41 @@ class MemoryService(ServiceStore):
     def count_blocks(self, thread_id: str) -> int:
         return sum(1 for b in self._live_blocks() if b.thread_id == thread_id)
 
-    def unfinished_blocks(self, limit: int) -> list[StoredBlock]:
-        return [b for b in self._live_blocks() if b.status in ("pending", "processing")][:limit]
+    def claim_block(self, block_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        found = self.get_block(block_id)
+        if found is None or found.status != "pending":
+            return False
+        self._blocks[block_id] = replace(
+            found, status="processing", owner=owner, lease_until=until, updated_at=now
+        )
+        return True
+
+    def renew_block_lease(self, block_id: str, owner: str, until: datetime) -> bool:
+        found = self.get_block(block_id)
+        if found is None or found.status != "processing" or found.owner != owner:
+            return False
+        self._blocks[block_id] = replace(found, lease_until=until)
+        return True
+
+    def processing_block_owners(self) -> list[str]:
+        held = {b.owner for b in self._live_blocks() if b.status == "processing"}
+        return sorted(o for o in held if o is not None)
+
+    def release_blocks(self, owner: str | None, now: datetime) -> int:
+        released = 0
+        for block in self._live_blocks():
+            if block.status != "processing":
+                continue
+            if owner is None:
+                due = block.lease_until is None or block.lease_until < now
+            else:
+                due = block.owner == owner
+            if due:
+                self._blocks[block.block_id] = replace(
+                    block, status="pending", owner=None, lease_until=None, updated_at=now
+                )
+                released += 1
+        return released
+
+    def pending_block_ids(self, limit: int) -> list[str]:
+        return [b.block_id for b in self._live_blocks() if b.status == "pending"][:limit]

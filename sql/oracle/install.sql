@@ -768,6 +768,8 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK (
     error            VARCHAR2(4000 CHAR),
     created_at       VARCHAR2(32) NOT NULL,
     updated_at       VARCHAR2(32) NOT NULL,
+    owner            VARCHAR2(256 CHAR),
+    lease_until      VARCHAR2(32),
     CONSTRAINT GRAPHMEM_MEMORY_BLOCK_PK PRIMARY KEY (block_id),
     CONSTRAINT GRAPHMEM_MEMORY_BLOCK_THREAD_FK FOREIGN KEY (thread_id)
         REFERENCES GRAPHMEM_THREAD (thread_id) ON DELETE CASCADE,
@@ -783,7 +785,27 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_THREAD_IX
     ON GRAPHMEM_MEMORY_BLOCK (thread_id, created_at);
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_BLOCK_STATUS_IX ON GRAPHMEM_MEMORY_BLOCK (status);
--- End of the memory service's tables (schema version 5).
+
+-- Block leases (schema version 10 of sql/sqlite/install.sql): a block being
+-- processed names its holder (owner, host:pid:token) and a lease (lease_until),
+-- renewed while it works; another server takes the block over only when that
+-- process is gone or the lease ran out. A store made before gets the two
+-- nullable columns here, each only if missing (no row is read or rewritten).
+-- (Written from Oracle's documentation; not run against a server here.)
+BEGIN
+    FOR c IN (SELECT w.column_name, w.column_type
+              FROM (SELECT 'OWNER' AS column_name, 'VARCHAR2(256 CHAR)' AS column_type
+                    FROM dual
+                    UNION ALL SELECT 'LEASE_UNTIL', 'VARCHAR2(32)' FROM dual) w
+              WHERE NOT EXISTS (SELECT 1 FROM user_tab_columns t
+                                WHERE t.table_name = 'GRAPHMEM_MEMORY_BLOCK'
+                                  AND t.column_name = w.column_name)) LOOP
+        EXECUTE IMMEDIATE 'ALTER TABLE GRAPHMEM_MEMORY_BLOCK ADD ('
+            || c.column_name || ' ' || c.column_type || ')';
+    END LOOP;
+END;
+/
+-- End of the memory service's tables (schema version 5, leases version 10).
 
 -- extraction jobs ---------------------------------------------------------------
 -- Schema version 5: durable memory-extraction jobs (graphmem.extraction), as in

@@ -118,9 +118,10 @@ SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version' FOR UPDAT
 -- job table: all 16 needed), the triggers
 -- found VALID (all 4 needed: a trigger created with compilation errors is INVALID and every write on its
 -- table then fails with ORA-04098), the property graphs found (1 needed), and the
--- neighbour's filter columns of GRAPHMEM_ADJACENCY found (all 5 of schema version 9
--- needed, other_record_type once NOT NULL: a store made before, or whose upgrade
--- stopped before the fill, is completed by install.sql; the level statements read them).
+-- columns that upgrades add (all 7 needed): the neighbour's filter columns of
+-- GRAPHMEM_ADJACENCY (5, schema version 9; other_record_type once NOT NULL: a store
+-- made before, or whose upgrade stopped before the fill, is completed by install.sql;
+-- the level statements read them) and the lease of GRAPHMEM_MEMORY_BLOCK (2, version 10).
 -- USER_ views: the store lives in the schema of the connected user.
 SELECT
     (SELECT COUNT(*) FROM user_tables
@@ -139,11 +140,13 @@ SELECT
     (SELECT COUNT(*) FROM user_property_graphs
      WHERE graph_name = 'GRAPHMEM_GRAPH') AS graphs_found,
     (SELECT COUNT(*) FROM user_tab_columns
-     WHERE table_name = 'GRAPHMEM_ADJACENCY'
-       AND column_name IN ('OTHER_RECORD_TYPE', 'OTHER_USER_ID', 'OTHER_AGENT_ID',
-                           'OTHER_THREAD_ID', 'OTHER_EXPIRES_AT')
-       AND (column_name <> 'OTHER_RECORD_TYPE' OR nullable = 'N'))
-        AS filter_columns_found
+     WHERE (table_name = 'GRAPHMEM_ADJACENCY'
+            AND column_name IN ('OTHER_RECORD_TYPE', 'OTHER_USER_ID', 'OTHER_AGENT_ID',
+                                'OTHER_THREAD_ID', 'OTHER_EXPIRES_AT')
+            AND (column_name <> 'OTHER_RECORD_TYPE' OR nullable = 'N'))
+        OR (table_name = 'GRAPHMEM_MEMORY_BLOCK'
+            AND column_name IN ('OWNER', 'LEASE_UNTIL')))
+        AS upgrade_columns_found
 FROM dual;
 
 -- name: count-legacy-tables

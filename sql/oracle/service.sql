@@ -27,15 +27,16 @@ WHERE key_id = :key_id AND revoked_at IS NULL;
 -- A new memory block.
 INSERT INTO graphmem_memory_block (block_id, thread_id, status, content, prompt_id, prompt_vid,
                                    resolved_vid, context_required, summary, record_ids, error,
-                                   created_at, updated_at, extraction)
+                                   created_at, updated_at, extraction, owner, lease_until)
 VALUES (:block_id, :thread_id, :status, :content, :prompt_id, :prompt_vid,
         :resolved_vid, :context_required, :summary, :record_ids, :error,
-        :created_at, :updated_at, :extraction);
+        :created_at, :updated_at, :extraction, :owner, :lease_until);
 
 -- name: get-block
 -- One memory block.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
-       context_required, summary, record_ids, error, created_at, updated_at, extraction
+       context_required, summary, record_ids, error, created_at, updated_at, extraction,
+       owner, lease_until
 FROM graphmem_memory_block
 WHERE block_id = :block_id;
 
@@ -45,13 +46,14 @@ UPDATE graphmem_memory_block
 SET status = :status, content = :content, prompt_id = :prompt_id, prompt_vid = :prompt_vid,
     resolved_vid = :resolved_vid, context_required = :context_required, summary = :summary,
     record_ids = :record_ids, error = :error, updated_at = :updated_at,
-    extraction = :extraction
+    extraction = :extraction, owner = :owner, lease_until = :lease_until
 WHERE block_id = :block_id;
 
 -- name: list-blocks
 -- A thread's blocks, oldest first, one page.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
-       context_required, summary, record_ids, error, created_at, updated_at, extraction
+       context_required, summary, record_ids, error, created_at, updated_at, extraction,
+       owner, lease_until
 FROM graphmem_memory_block
 WHERE thread_id = :thread_id
 ORDER BY created_at, block_id
@@ -61,11 +63,38 @@ OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 -- How many blocks a thread has.
 SELECT COUNT(*) FROM graphmem_memory_block WHERE thread_id = :thread_id;
 
--- name: unfinished-blocks
--- Blocks not yet ready or failed (to resume after a restart), oldest first.
-SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
-       context_required, summary, record_ids, error, created_at, updated_at, extraction
-FROM graphmem_memory_block
-WHERE status IN ('pending', 'processing')
+-- name: claim-block
+-- Take a pending block for processing: it names its holder and a lease. Only one
+-- caller's claim changes the row (the others find it no longer pending).
+UPDATE graphmem_memory_block
+SET status = 'processing', owner = :owner, lease_until = :lease_until, updated_at = :updated_at
+WHERE block_id = :block_id AND status = 'pending';
+
+-- name: renew-block-lease
+-- Extend the lease of a block that :owner is still processing (updated_at, the
+-- claim's mark, stays).
+UPDATE graphmem_memory_block
+SET lease_until = :lease_until
+WHERE block_id = :block_id AND status = 'processing' AND owner = :owner;
+
+-- name: processing-block-owners
+-- The holders of the blocks being processed (to find those whose process is gone).
+SELECT DISTINCT owner FROM graphmem_memory_block
+WHERE status = 'processing' AND owner IS NOT NULL;
+
+-- name: release-blocks
+-- Make pending again the blocks that :owner is processing (an owner that is gone,
+-- or one handing its work back), or (:owner NULL) those whose lease ran out or
+-- that name none (written before leases). The new updated_at fences the earlier
+-- holder's writes out.
+UPDATE graphmem_memory_block
+SET status = 'pending', owner = NULL, lease_until = NULL, updated_at = :now
+WHERE status = 'processing'
+  AND (owner = :owner OR (:owner IS NULL AND (lease_until IS NULL OR lease_until < :now)));
+
+-- name: pending-block-ids
+-- The ids of the pending blocks, oldest first (for a worker to queue).
+SELECT block_id FROM graphmem_memory_block
+WHERE status = 'pending'
 ORDER BY created_at, block_id
 FETCH FIRST :limit ROWS ONLY;

@@ -798,7 +798,7 @@ END;
 -- ---------------------------------------------------------------------------
 
 -- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '9')
+INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '10')
 ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
 
 -- prompt registry ---------------------------------------------------------------
@@ -856,13 +856,20 @@ CREATE TABLE IF NOT EXISTS graphmem_memory_block (
     extraction       TEXT CHECK (extraction IS NULL OR json_valid(extraction)),
     error            TEXT,
     created_at       TEXT NOT NULL,
-    updated_at       TEXT NOT NULL
+    updated_at       TEXT NOT NULL,
+    owner            TEXT,
+    lease_until      TEXT
 );
 
 CREATE INDEX IF NOT EXISTS graphmem_memory_block_thread_ix
     ON graphmem_memory_block (thread_id, created_at);
 CREATE INDEX IF NOT EXISTS graphmem_memory_block_status_ix ON graphmem_memory_block (status);
--- End of the memory service's tables (schema version 5).
+-- Schema version 10: a block being processed names its holder (owner,
+-- host:pid:token) and a lease (lease_until), which the holder renews while it
+-- works; another server takes the block over only when that process is gone or
+-- the lease ran out. A store made before gets the two columns on open (the table
+-- is copied into this shape, graphmem.stores.sqlite_schema).
+-- End of the memory service's tables (schema version 5, leases version 10).
 
 -- extraction jobs ---------------------------------------------------------------
 -- Schema version 5: durable memory-extraction jobs (graphmem.extraction). A job

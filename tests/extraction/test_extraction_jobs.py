@@ -24,6 +24,7 @@ from graphmem import (
 )
 from graphmem.core.validation import utc_now
 from graphmem.extraction import jobs as job_module
+from graphmem.owners import HOST
 from graphmem.stores.job_base import StoredJob
 from graphmem.testing import ModelServer
 from graphmem.testing.memory_store import MemoryStore
@@ -174,7 +175,7 @@ def _stuck_job(mem: GraphMemory, owner: str, lease_seconds: float) -> str:
 def test_jobs_left_running_are_claimed_again_on_open(
     server: ModelServer, tmp_path: Path, owner_kind: str
 ) -> None:
-    host = job_module._HOST if owner_kind == "dead-process" else "other-host"
+    host = HOST if owner_kind == "dead-process" else "other-host"
     owner = f"{host}:{_dead_pid()}:abc"
     lease = 600.0 if owner_kind == "dead-process" else -1.0
     path = tmp_path / "j.db"
@@ -194,7 +195,7 @@ def test_jobs_left_behind_run_on_open_without_being_asked(
 ) -> None:
     path = tmp_path / "o.db"
     with memory(server, path, extraction_workers=0) as mem:
-        job_id = _stuck_job(mem, f"{job_module._HOST}:{_dead_pid()}:gone", 600.0)
+        job_id = _stuck_job(mem, f"{HOST}:{_dead_pid()}:gone", 600.0)
         queued = mem.get_thread("t").schedule_extraction(
             config={"memory_link_extraction_mode": "DISABLED"}
         )
@@ -214,7 +215,7 @@ def test_jobs_abandoned_too_often_fail_instead_of_running_forever(
     server: ModelServer, monkeypatch: pytest.MonkeyPatch, owner_kind: str
 ) -> None:
     monkeypatch.setattr(job_module, "ABANDON_LIMIT", 3)
-    host = job_module._HOST if owner_kind == "dead-process" else "other-host"
+    host = HOST if owner_kind == "dead-process" else "other-host"
     lease = 600.0 if owner_kind == "dead-process" else -1.0
     owner = f"{host}:{_dead_pid()}:crashy"
     with memory(server, extraction_workers=0) as mem:

@@ -44,8 +44,8 @@ from graphmem.stores.base import NewLink, NewMemory, NewMessage
 from graphmem.stores.job_base import StoredJob
 from graphmem.stores.oracle import (
     NEAREST_SLACK,
-    SCHEMA_FILTER_COLUMNS,
     SCHEMA_TABLES,
+    SCHEMA_UPGRADE_COLUMNS,
     OracleStore,
 )
 from graphmem.stores.oracle_session import split_script, translate_error
@@ -332,7 +332,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-block": [BLOCK_ROW],
         "list-blocks": [BLOCK_ROW],
         "count-blocks": [(1,)],
-        "unfinished-blocks": [BLOCK_ROW],
+        "pending-block-ids": [("b",)],
         "get-job": [JOB_ROW],
         "list-jobs": [JOB_ROW],
         "next-job": [("j",)],
@@ -416,7 +416,7 @@ class FakeConnection:
         self.fail: dict[str, Exception] = {}
         # What count-schema-tables finds; install.sql completes it unless `repairs` is off.
         self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
-        self.columns = SCHEMA_FILTER_COLUMNS  # the adjacency's filter columns (version 9)
+        self.columns = SCHEMA_UPGRADE_COLUMNS  # the columns of versions 9 and 10
         self.legacy_tables = 0
         self.repairs = True
         self.warn_on: str | None = None  # script statements holding this text warn
@@ -436,7 +436,7 @@ class FakeConnection:
     def script_ran(self, sql: str) -> None:
         if sql in self.install and self.repairs:
             self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
-            self.columns = SCHEMA_FILTER_COLUMNS
+            self.columns = SCHEMA_UPGRADE_COLUMNS
 
     def warning_for(self, sql: str) -> Any:
         """What python-oracledb thin mode reports for a unit created with compile errors."""
@@ -523,7 +523,7 @@ PROMPT_ROW = ("p", "about", '{"a":1}', 1, 2, 0, None, T0, T0, 2)
 VERSION_ROW = ("p", 1, "Extract dates.", 0, T0)
 KEY_ROW = ("k", "ab", "read", None, T0, None)
 BLOCK_ROW = ("b", "t", "pending", '{"messages":[],"facts":["f"]}', "p", None, None, 1, None, "[]",
-             None, T0, T0, None)  # fmt: skip
+             None, T0, T0, None, None, None)  # fmt: skip
 
 
 def _exercise_registry(store: OracleStore) -> None:
@@ -605,7 +605,12 @@ def _exercise_service(store: OracleStore) -> None:
         store.update_block(block)
         assert [b.block_id for b in store.list_blocks("t", 10, 0)] == ["b"]
         assert store.count_blocks("t") == 1
-        assert [b.block_id for b in store.unfinished_blocks(10)] == ["b"]
+        assert store.claim_block("b", "o", now, now)
+        assert store.renew_block_lease("b", "o", now)
+        assert store.processing_block_owners() == []  # the fake's rows are empty
+        assert store.release_blocks("o", now) == 1
+        assert store.release_blocks(None, now) == 1
+        assert store.pending_block_ids(10) == ["b"]
 
 
 def _exercise_jobs(store: OracleStore) -> None:
@@ -932,12 +937,14 @@ def test_split_script_keeps_plsql_units_whole() -> None:
     # The anonymous block that drops the text-keyed work tables of stores before version 5.
     # The anonymous block that numbers the links of stores before version 8.
     # The anonymous block that copies the neighbours' filter columns (version 9).
+    # The anonymous block that adds the block lease columns (version 10).
     upgrade = [u for u in units if u.startswith("BEGIN")]
-    assert len(upgrade) == 4 and all(u.endswith("END;") for u in upgrade)
+    assert len(upgrade) == 5 and all(u.endswith("END;") for u in upgrade)
     assert "MESSAGE_ROLE" in upgrade[0] and "ROOT_ID" in upgrade[1]
     assert "LINK_NO" in upgrade[2] and "MODIFY (link_no NOT NULL)" in upgrade[2]
     assert "OTHER_RECORD_TYPE" in upgrade[3]
     assert "MODIFY (other_record_type NOT NULL)" in upgrade[3]
+    assert "GRAPHMEM_MEMORY_BLOCK ADD" in upgrade[4] and "'LEASE_UNTIL'" in upgrade[4]
     triggers = [u for u in units if not u.startswith("BEGIN")]
     assert [u.split()[4] for u in triggers] == [
         "GRAPHMEM_LINK_VALIDITY",

@@ -106,7 +106,7 @@ def test_install_raises_schema_error_on_a_compile_warning(conn: FakeConnection) 
         ("tables", rf"{SCHEMA_TABLES - 1} of {SCHEMA_TABLES} tables"),
         ("valid_triggers", r"3 of 4 valid triggers"),
         ("graphs", r"0 of 1 property graph"),
-        ("columns", r"4 of 5 adjacency filter columns"),
+        ("columns", r"6 of 7 columns added by upgrades"),
     ],
 )
 def test_open_reports_a_partial_schema_under_require_existing(

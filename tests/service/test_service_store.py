@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -93,7 +94,7 @@ def test_blocks_insert_update_list_and_cascade(store: Store) -> None:
     assert [b.block_id for b in store.list_blocks("t1", 10, 0)] == ["b1", "b2"]
     assert [b.block_id for b in store.list_blocks("t1", 1, 1)] == ["b2"]
     assert store.count_blocks("t1") == 2
-    assert [b.block_id for b in store.unfinished_blocks(10)] == ["b1", "b2"]
+    assert store.pending_block_ids(10) == ["b1"]
     done = StoredBlock(
         "b1",
         "t1",
@@ -125,3 +126,100 @@ def test_blocks_insert_update_list_and_cascade(store: Store) -> None:
     assert store.get_block("b1") is None
     assert store.list_blocks("t1", 10, 0) == []
     assert store.get_block("b3") is not None
+
+
+def test_a_block_is_claimed_once_and_its_lease_kept_by_its_holder_only(store: Store) -> None:
+    later, much_later = T0 + timedelta(seconds=900), T0 + timedelta(seconds=1800)
+    with store.transaction():
+        store.insert_block(_block("b1", "t1", at=1))
+        store.insert_block(_block("b2", "t1", at=2))
+        store.insert_block(_block("b3", "t2", status="ready", at=3))
+    assert store.pending_block_ids(10) == ["b1", "b2"]
+    assert store.pending_block_ids(1) == ["b1"]
+    with store.transaction():
+        assert store.claim_block("b1", "h:1:a", T0, later)
+        assert not store.claim_block("b1", "h:1:b", T0, later)  # taken already
+        assert not store.claim_block("b3", "h:1:b", T0, later)  # not pending
+        assert not store.claim_block("nope", "h:1:b", T0, later)
+    held = store.get_block("b1")
+    assert held is not None
+    assert (held.status, held.owner, held.lease_until, held.updated_at) == (
+        "processing", "h:1:a", later, T0
+    )  # fmt: skip
+    assert store.pending_block_ids(10) == ["b2"]
+    assert store.processing_block_owners() == ["h:1:a"]
+    with store.transaction():
+        assert not store.renew_block_lease("b1", "h:1:b", much_later)  # not its holder
+        assert not store.renew_block_lease("b2", "h:1:a", much_later)  # not processing
+        assert store.renew_block_lease("b1", "h:1:a", much_later)
+    renewed = store.get_block("b1")
+    assert renewed is not None
+    assert (renewed.lease_until, renewed.updated_at) == (much_later, T0)  # the claim's mark
+    # a lease still running is not released; another holder's release is not this one
+    with store.transaction():
+        assert store.release_blocks(None, later) == 0
+        assert store.release_blocks("h:1:b", later) == 0
+    assert store.get_block("b1") == renewed
+    # once it ran out, the block is pending again, with a new mark
+    gone_at = much_later + timedelta(seconds=1)
+    with store.transaction():
+        assert store.release_blocks(None, gone_at) == 1
+    released = store.get_block("b1")
+    assert released is not None
+    assert (released.status, released.owner, released.lease_until, released.updated_at) == (
+        "pending", None, None, gone_at
+    )  # fmt: skip
+    # a holder's release takes back its blocks whatever their lease
+    with store.transaction():
+        assert store.claim_block("b2", "h:1:a", T0, much_later)
+        assert store.release_blocks("h:1:a", T0) == 1
+    assert store.processing_block_owners() == []
+    # a block processing without a holder (written before leases) is released
+    with store.transaction():
+        store.update_block(replace(_block("b2", "t1", at=2), status="processing"))
+        assert store.release_blocks(None, T0) == 1
+    assert store.get_block("b2").status == "pending"  # type: ignore[union-attr]
+
+
+def test_v9_store_gets_block_leases_on_open(tmp_path: Path) -> None:
+    old = tmp_path / "v9.db"
+    conn = sqlite3.connect(old)
+    conn.executescript((_V4_DUMP.parent / "sqlite_install_v9.sql").read_text(encoding="utf-8"))
+    stamp = "2026-01-01T00:00:00.000000+00:00"
+    conn.execute(
+        "INSERT INTO graphmem_thread (thread_id, user_id, created_at, updated_at) "
+        "VALUES ('t', 'u', ?, ?)",
+        (stamp, stamp),
+    )
+    for block_id, status in (("left", "processing"), ("done", "ready")):
+        conn.execute(
+            "INSERT INTO graphmem_memory_block (block_id, thread_id, status, content, "
+            "context_required, created_at, updated_at) VALUES (?, 't', ?, ?, 1, ?, ?)",
+            (block_id, status, '{"messages":[],"facts":["f"]}', stamp, stamp),
+        )
+    conn.commit()
+    version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+    assert conn.execute(version).fetchone() == ("9",)
+    conn.close()
+
+    with GraphMemory(old, embedder=HashingEmbedder(dim=8)) as memory:
+        store = memory._store
+        left = store.get_block("left")
+        assert left is not None
+        assert (left.status, left.owner, left.lease_until) == ("processing", None, None)
+        assert left.content == {"messages": [], "facts": ["f"]}
+        with store.transaction():  # no lease: a worker's look takes it over
+            assert store.release_blocks(None, T0) == 1
+        assert store.pending_block_ids(10) == ["left"]
+        assert store.get_block("done").status == "ready"  # type: ignore[union-attr]
+    fresh = tmp_path / "fresh.db"
+    GraphMemory(fresh, embedder=HashingEmbedder(dim=8)).close()
+    objects = "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+    conn, fresh_conn = sqlite3.connect(old), sqlite3.connect(fresh)
+    try:
+        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("10",)
+        assert set(conn.execute(objects)) == set(fresh_conn.execute(objects))
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+        fresh_conn.close()

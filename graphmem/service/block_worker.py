@@ -1,0 +1,187 @@
+"""Who processes a memory block: claims with a lease, their renewal, and the worker.
+
+A block is processed by one holder at a time. Taking it (a pending block, by a
+conditional update, or a new or changed block written already taken by the
+server that received a synchronous call) names the holder (``host:pid:token``,
+one per service) and a lease of ``LEASE_SECONDS``, which a thread renews every
+third of it while the holder still works on the block. Several servers can
+share one store: each one's worker makes pending again, every ``RECOVER_EVERY``
+seconds and when it starts, only the blocks whose holder's process is gone (same
+host) or whose lease ran out, and then queues the pending blocks it finds. A
+server that stops hands the blocks it still holds back. The outcome of a holder
+that lost its block is not written (the claim's ``updated_at`` fences it out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from graphmem.core.validation import utc_now
+from graphmem.errors import GraphMemError
+from graphmem.owners import new_owner, owner_gone, retire_owner
+
+if TYPE_CHECKING:
+    from graphmem.stores.base import Store
+    from graphmem.stores.service_base import StoredBlock
+
+__all__ = ["LEASE_SECONDS", "RECOVER_EVERY", "BlockWorker"]
+
+LEASE_SECONDS = 900.0
+"""How long a block stays with its holder unless the holder renews the lease."""
+RECOVER_EVERY = 5.0
+"""Seconds between two looks of a running worker for blocks to take over or queue."""
+_RECOVER_BATCH = 1000
+
+
+class BlockWorker:
+    """The lease and worker half of :class:`~graphmem.service.blocks.BlockService`."""
+
+    _store: Store
+
+    def _init_worker(self) -> None:
+        self.owner = new_owner()
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._queued: set[str] = set()
+        self._held: set[str] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._renewer: threading.Thread | None = None
+        self._recovered_at = 0.0
+
+    if TYPE_CHECKING:
+
+        def process(self, block_id: str) -> StoredBlock: ...
+
+    # claims and leases ---------------------------------------------------------------
+
+    def _lease(self, now: datetime) -> datetime:
+        return now + timedelta(seconds=LEASE_SECONDS)
+
+    def _claim(self, block_id: str) -> StoredBlock | None:
+        """Take a pending block (another holder's claim wins); None when not pending."""
+        now = utc_now()
+        with self._store.transaction():
+            if not self._store.claim_block(block_id, self.owner, now, self._lease(now)):
+                return None
+            block = self._store.get_block(block_id)
+        if block is not None:
+            self._hold(block_id)
+        return block
+
+    def _hold(self, block_id: str) -> None:
+        """Renew ``block_id``'s lease while it is processed here."""
+        with self._lock:
+            self._held.add(block_id)
+            renewer = self._renewer
+            if (renewer is None or not renewer.is_alive()) and not self._stop.is_set():
+                self._renewer = threading.Thread(
+                    target=self._renew_loop, name="graphmem-block-lease", daemon=True
+                )
+                try:
+                    self._renewer.start()
+                except RuntimeError:  # no thread to be had: the block keeps one lease
+                    self._renewer = None
+
+    def _let_go(self, block_id: str) -> None:
+        with self._lock:
+            self._held.discard(block_id)
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(LEASE_SECONDS / 3):
+            try:
+                self.renew_leases()
+            except Exception:  # the store closed under us, or a transient error
+                if self._stop.is_set():
+                    return
+
+    def renew_leases(self) -> int:
+        """Extend the lease of every block processed here now; how many."""
+        with self._lock:
+            held = sorted(self._held)
+        if not held:
+            return 0
+        until = self._lease(utc_now())
+        with self._store.transaction():
+            return sum(self._store.renew_block_lease(b, self.owner, until) for b in held)
+
+    def recover(self, force: bool = False) -> int:
+        """Make pending again the blocks of gone holders and of expired leases, and queue
+        the pending blocks (at most ``_RECOVER_BATCH``) not queued here yet. Returns
+        how many blocks were taken from their holders."""
+        now_mono = time.monotonic()
+        if not force and now_mono - self._recovered_at < RECOVER_EVERY:
+            return 0
+        self._recovered_at = now_mono
+        store, now = self._store, utc_now()
+        with store.transaction():
+            released = sum(
+                store.release_blocks(owner, now)
+                for owner in store.processing_block_owners()
+                if owner_gone(owner)
+            )
+            released += store.release_blocks(None, now)
+            pending = store.pending_block_ids(_RECOVER_BATCH)
+        if self._worker is not None:
+            for block_id in pending:
+                self._enqueue(block_id)
+        return released
+
+    # the background worker -------------------------------------------------------------
+
+    def _enqueue(self, block_id: str) -> None:
+        with self._lock:
+            if block_id in self._queued:
+                return
+            self._queued.add(block_id)
+        self._queue.put(block_id)
+
+    def start(self) -> None:
+        """Start the worker; it queues the blocks left unfinished (see the module doc)."""
+        if self._worker is not None or self._stop.is_set():
+            return
+        self._worker = threading.Thread(target=self._work, name="graphmem-blocks", daemon=True)
+        self._worker.start()
+        self.recover(force=True)
+
+    def stop(self) -> None:
+        """Stop the worker and hand back the blocks still held here."""
+        self._stop.set()
+        if self._worker is not None:
+            self._queue.put(None)
+            self._worker.join(timeout=30)
+            self._worker = None
+        if self._renewer is not None:
+            self._renewer.join(timeout=5)
+        retire_owner(self.owner)
+        try:
+            with self._store.transaction():
+                self._store.release_blocks(self.owner, utc_now())
+        except GraphMemError:
+            pass  # the store is gone: another server takes them over (owner gone)
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            try:
+                block_id = self._queue.get(timeout=RECOVER_EVERY)
+            except queue.Empty:
+                block_id = ""
+            if block_id is None:
+                return
+            if block_id:
+                with self._lock:
+                    self._queued.discard(block_id)
+                with contextlib.suppress(GraphMemError):  # the session went away meanwhile
+                    self.process(block_id)
+            with contextlib.suppress(GraphMemError):  # transient: the next look tries again
+                self.recover()
+
+    def wait_idle(self) -> None:
+        """Block until the queue is drained (tests)."""
+        while not self._queue.empty():
+            threading.Event().wait(0.01)
