@@ -143,14 +143,15 @@ class BlockWorker:
 
     def start(self) -> None:
         """Start the worker; it queues the blocks left unfinished (see the module doc)."""
-        if self._worker is not None or self._stop.is_set():
+        if self._worker is not None:
             return
         self._worker = threading.Thread(target=self._work, name="graphmem-blocks", daemon=True)
         self._worker.start()
         self.recover(force=True)
 
     def stop(self) -> None:
-        """Stop the worker and hand back the blocks still held here."""
+        """Stop the worker and hand back the blocks still held here; :meth:`start`
+        may run it again, under a new owner name."""
         self._stop.set()
         if self._worker is not None:
             self._queue.put(None)
@@ -158,12 +159,15 @@ class BlockWorker:
             self._worker = None
         if self._renewer is not None:
             self._renewer.join(timeout=5)
+            self._renewer = None
         retire_owner(self.owner)
         try:
             with self._store.transaction():
                 self._store.release_blocks(self.owner, utc_now())
         except GraphMemError:
             pass  # the store is gone: another server takes them over (owner gone)
+        self.owner = new_owner()
+        self._stop.clear()
 
     def _work(self) -> None:
         while not self._stop.is_set():

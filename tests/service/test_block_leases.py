@@ -189,3 +189,28 @@ def test_a_lease_renewed_keeps_the_block_and_one_run_out_loses_it(
         assert [m.content for m in mine.list_memories()] == ["Order #7 is late."]
         holder.stop()
         other.stop()
+
+
+def test_a_stopped_worker_hands_its_blocks_back_and_starts_again(
+    tmp_path: Path, models: ModelServer
+) -> None:
+    llm = Llm("chat-model", api_base=models.url)
+    with GraphMemory(tmp_path / "restart.db", embedder=HashingEmbedder(dim=8)) as memory:
+        memory.create_thread("s", user_id="u")
+        blocks = BlockService(memory, llm)
+        held = blocks.add("s", AddMemoryBody(facts=["One."], context_required=False))
+        assert blocks._claim(held.block_id) is not None  # held here, as if mid-way
+        first_owner = blocks.owner
+        blocks.start()
+        blocks.stop()  # hands it back, pending
+        stored = _row(tmp_path / "restart.db", held.block_id)
+        assert stored[1:3] == ("pending", None)
+        assert blocks.owner != first_owner
+        blocks.start()  # a new worker, under the new name, takes it up
+        try:
+            done = _wait(
+                lambda: (row := _row(tmp_path / "restart.db", held.block_id))[1] == "ready" and row
+            )
+            assert done[3] == "base"
+        finally:
+            blocks.stop()
