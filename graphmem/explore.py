@@ -31,7 +31,14 @@ from graphmem.memory_api import MemoryApi
 from graphmem.models import MemoryRecord, RecordRelation, SearchResult
 from graphmem.transfer_export import other_counts
 
-__all__ = ["ExploreOperations", "History", "HistoryStep", "Invalidation", "StoreStats"]
+__all__ = [
+    "ExploreOperations",
+    "History",
+    "HistoryStep",
+    "Invalidation",
+    "StoreStats",
+    "links_among",
+]
 
 
 class Invalidation(BaseModel):
@@ -88,6 +95,15 @@ class StoreStats(BaseModel):
     agents: int = 0
     prompts: int = 0
     """Registered prompts (each counted once, whatever its number of versions)."""
+
+
+def links_among(
+    records: Iterable[MemoryRecord], links: Iterable[RecordRelation]
+) -> list[RecordRelation]:
+    """The ``links`` whose two ends are among ``records`` (a link to an expired
+    memory goes with it), in their order."""
+    ids = {record.id for record in records}
+    return [link for link in links if link.source_record_id in ids and link.target_record_id in ids]
 
 
 def _nest(
@@ -260,21 +276,18 @@ class ExploreOperations:
             for node in sorted(reached):
                 seen[node] = self.get_memory(node)
             frontier = sorted(reached)
-        kept = [
-            link
-            for link in links.values()
-            if link.source_record_id in seen and link.target_record_id in seen
-        ]
+        kept = links_among(seen.values(), links.values())
         kept.sort(key=lambda link: (link.created_at, link.id))
         return list(seen.values()), kept
 
     def stats(self: MemoryApi) -> StoreStats:
-        """Counts of unexpired memories by type, status and user, links by type,
-        and of threads, messages, users, agents and prompts (one read transaction)."""
+        """Counts of unexpired memories by type, status and user, of the links
+        between them by type, and of threads, messages, users, agents and prompts
+        (one read transaction)."""
         self._check_open()
         with self._store.transaction(write=False):
             records = self.list_memories(limit=MAX_COUNT)
-            links = self.list_record_links()
+            links = links_among(records, self.list_record_links())
             others = other_counts(self._store, self._clock())
         return StoreStats(
             **others,
@@ -288,7 +301,8 @@ class ExploreOperations:
 
     def to_networkx(self: MemoryApi) -> Any:
         """The store as a ``networkx.MultiDiGraph``: one node per unexpired memory
-        (its fields as attributes), one edge per link keyed by ``relation_id``.
+        (its fields as attributes), one edge per link between them keyed by
+        ``relation_id``.
 
         Needs networkx (``pip install networkx``).
 
@@ -301,9 +315,10 @@ class ExploreOperations:
         except ImportError as exc:
             raise GraphMemError("to_networkx needs networkx: pip install networkx") from exc
         graph = nx.MultiDiGraph()
-        for record in self.list_memories(limit=MAX_COUNT):
+        records = self.list_memories(limit=MAX_COUNT)
+        for record in records:
             graph.add_node(record.id, **record.model_dump(exclude={"id", "invalidated_by"}))
-        for link in self.list_record_links():
+        for link in links_among(records, self.list_record_links()):
             graph.add_edge(
                 link.source_record_id,
                 link.target_record_id,

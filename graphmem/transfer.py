@@ -51,7 +51,8 @@ class TransferOperations:
         """Write the store as JSON Lines, one object per line, in one read transaction.
 
         Users and agents, threads and their unexpired messages, every unexpired
-        memory (oldest first), every link, then the registered prompts with all
+        memory (oldest first), every link between them (a link to an expired
+        memory goes with it), then the registered prompts with all
         their versions: each line comes after the lines it needs, so the file
         imports back with :meth:`import_jsonl`. The format is described in
         :mod:`graphmem.core.jsonl`. Memories and links are read and written 500
@@ -85,7 +86,7 @@ class TransferOperations:
             for records in store.scan_memories(now, _EXPORT_PAGE):
                 out.writelines(memory_line(record) + "\n" for record in records)
                 memories += len(records)
-            for relations in store.scan_links(_EXPORT_PAGE):
+            for relations in store.scan_links(now, _EXPORT_PAGE):
                 out.writelines(link_line(link) + "\n" for link in relations)
                 links += len(relations)
             if prompts:

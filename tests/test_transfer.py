@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import json
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from graphmem import GraphMemory
+from graphmem import GraphMemory, HashingEmbedder
+from graphmem.testing.memory_store import MemoryStore
 from graphmem.transfer import ImportLineError
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -158,19 +161,25 @@ def test_export_writes_page_by_page_in_the_listing_order(
     with opened as memory:
         _paged_store(memory)
         now[0] += timedelta(days=2)  # n3 has expired
-        listed = [memory_line(m) for m in memory.list_memories(limit=100)]
-        linked = [link_line(r) for r in memory.list_record_links()]
+        kept = memory.list_memories(limit=100)
+        listed = [memory_line(m) for m in kept]
+        ids = {m.id for m in kept}
+        linked = [  # a link to the expired memory is left out with it
+            link_line(r)
+            for r in memory.list_record_links()
+            if {r.source_record_id, r.target_record_id} <= ids
+        ]
         whole = _export(memory).decode("utf-8").splitlines()
         for page in (1, 2, 3, 6, 7):  # pages that end on the last row, or after it
             monkeypatch.setattr(transfer, "_EXPORT_PAGE", page)
             out = io.StringIO()
-            assert memory.export_jsonl(out, threads=False, prompts=False) == (6, 6)
+            assert memory.export_jsonl(out, threads=False, prompts=False) == (6, 4)
             assert out.getvalue().splitlines() == listed + linked
             out = io.StringIO()
             memory.export_jsonl(out)
             assert out.getvalue().splitlines() == whole
-    assert len(listed) == 6 and '"n3"' not in "".join(listed)
-    assert len(whole) == 12
+    assert len(listed) == 6 and '"n3"' not in "".join(listed + linked)
+    assert len(linked) == 4 and len(whole) == 10
 
 
 class _Sink(io.TextIOBase):
@@ -252,3 +261,26 @@ def test_an_export_that_fails_midway_leaves_the_store_usable(
             other.add_memory("other", memory_id="o")
         out = io.StringIO()
         assert memory.export_jsonl(out, threads=False, prompts=False) == (8, 1)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "memory store"])
+def test_an_export_leaves_out_the_links_of_expired_memories(tmp_path: Path, kind: str) -> None:
+    clock = {"now": NOW}
+    opened = tmp_path / "e.db" if kind == "sqlite" else MemoryStore()
+    source = GraphMemory(opened, embedder=HashingEmbedder(dim=8), clock=lambda: clock["now"])
+    for memory_id, ttl in (("keep", None), ("temp", 1.0), ("other", None)):
+        source.add_memory(f"Memory {memory_id}.", memory_id=memory_id, ttl_days=ttl)
+    source.link_records("keep", "memory", "temp", "memory", "supports", relation_id="to-temp")
+    source.link_records("temp", "memory", "other", "memory", "supports", relation_id="from-temp")
+    source.link_records("keep", "memory", "other", "memory", "supports", relation_id="kept")
+    clock["now"] = NOW + timedelta(days=2)  # temp has expired
+    buffer = io.StringIO()
+    assert source.export_jsonl(buffer) == (2, 1)
+    kinds = [json.loads(line)["kind"] for line in buffer.getvalue().splitlines()]
+    assert kinds.count("link") == 1
+    target = GraphMemory(":memory:", embedder=HashingEmbedder(dim=8), clock=lambda: clock["now"])
+    report = target.import_jsonl(io.BytesIO(buffer.getvalue().encode()))
+    assert (report.memories, report.links) == (2, 1)
+    assert [link.id for link in target.list_record_links()] == ["kept"]
+    source.close()
+    target.close()

@@ -15,6 +15,7 @@ from graphmem.core.graph_formats import dot, graphml, mermaid
 from graphmem.core.jsonl import link_line, memory_line
 from graphmem.core.tree import MAX_HOPS
 from graphmem.core.validation import MAX_COUNT
+from graphmem.explore import links_among
 from graphmem.memory import GraphMemory
 from graphmem.transfer import ImportLineError, ImportReport
 
@@ -44,7 +45,8 @@ def _write(
     if roots:
         records, links = memory.subgraph(list(roots), hops)
     else:
-        records, links = memory.list_memories(limit=MAX_COUNT), memory.list_record_links()
+        records = memory.list_memories(limit=MAX_COUNT)
+        links = links_among(records, memory.list_record_links())
     if fmt == "jsonl":
         out.writelines(line + "\n" for line in map(memory_line, records))
         out.writelines(line + "\n" for line in map(link_line, links))

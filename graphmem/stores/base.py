@@ -243,10 +243,23 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
         """Links touching ``record_id`` and of ``relation_type`` (None: any), by
         ``(created_at, relation_id)``: ``limit`` of them (None: all) after the first ``offset``."""
 
-    def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
-        """Every link, in the order of :meth:`list_links`, ``page`` at a time (as
-        :meth:`scan_memories`)."""
-        return _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page)
+    def scan_links(self, now: datetime, page: int) -> Iterator[list[RecordRelation]]:
+        """Every link whose two ends are unexpired at ``now`` (the links among the
+        memories of :meth:`scan_memories`), in the order of :meth:`list_links`,
+        ``page`` links read at a time (as :meth:`scan_memories`)."""
+        for links in _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page):
+            ends = {i for link in links for i in (link.source_record_id, link.target_record_id)}
+            found = self.get_memories(sorted(ends))
+            expired = {
+                i for i, m in found.items() if m.expires_at is not None and m.expires_at <= now
+            }
+            kept = [
+                link
+                for link in links
+                if link.source_record_id not in expired and link.target_record_id not in expired
+            ]
+            if kept:
+                yield kept
 
     # search
     @abstractmethod

@@ -66,9 +66,16 @@ ORDER BY l.created_at, l.relation_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
 -- name: list-link-ids
--- The ids of every link, in the order of list-links: an export reads them page
--- by page, and each page's rows with get-links.
-SELECT l.relation_id FROM graphmem_link l ORDER BY l.created_at, l.relation_id;
+-- The ids of the links between memories unexpired at :now (those of
+-- list-memory-ids: a link to an expired memory is not exported either), in the
+-- order of list-links: an export reads them page by page, and each page's rows
+-- with get-links. The expired memories' ids are read once, as a list each link
+-- is checked against (few, next to the links, in most stores).
+SELECT l.relation_id
+FROM graphmem_link l
+WHERE l.source_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
+  AND l.target_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
+ORDER BY l.created_at, l.relation_id;
 
 -- name: list-links-of-record
 -- Links with :record_id at either end (and of :relation_type when it is not

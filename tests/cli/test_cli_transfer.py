@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import time
 import xml.etree.ElementTree as ET
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from graphmem import GraphMemory
@@ -67,6 +68,23 @@ def test_export_graphml_is_xml_with_every_node_and_edge(graphmem, pizza_db: Path
     assert sorted(n.get("id") for n in root.iterfind(".//g:node", ns)) == ["neap", "sour", "thin"]
     edges = {(e.get("source"), e.get("target")) for e in root.iterfind(".//g:edge", ns)}
     assert edges == {("sour", "thin"), ("neap", "sour")}
+
+
+def test_export_leaves_out_the_links_of_expired_memories(graphmem, db: Path, tmp_path) -> None:
+    past = datetime.now(timezone.utc) - timedelta(days=2)
+    with GraphMemory(db, clock=lambda: past) as memory:  # "temp" expired a day ago
+        memory.add_memory("Keeps.", memory_id="keep")
+        memory.add_memory("Temporary.", memory_id="temp", ttl_days=1)
+        memory.link_records("keep", "memory", "temp", "memory", "supports")
+    root = ET.fromstring(graphmem("export", "--format", "graphml").out)
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert [n.get("id") for n in root.iterfind(".//g:node", ns)] == ["keep"]
+    assert list(root.iterfind(".//g:edge", ns)) == []
+    dump = tmp_path / "dump.jsonl"
+    assert graphmem("export", "-o", str(dump)).code == 0
+    assert [json.loads(line)["kind"] for line in dump.read_text().splitlines()] == ["memory"]
+    run = graphmem("import", str(dump), "--db", str(tmp_path / "copy.db"), "--json")
+    assert run.code == 0 and (run.json()["memories"], run.json()["links"]) == (1, 0)
 
 
 def test_export_mermaid_and_dot_of_a_subgraph(graphmem, pizza_db: Path) -> None:

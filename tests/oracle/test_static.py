@@ -569,7 +569,9 @@ def _exercise(store: OracleStore) -> None:
     with store.transaction(write=False):
         pages = store.scan_memories(datetime.now(timezone.utc), 10)
         assert [[m.id for m in page] for page in pages] == [["m2"]]
-        assert [[r.id for r in page] for page in store.scan_links(10)] == [[LINK_ROW[0]]]
+        assert [
+            [r.id for r in page] for page in store.scan_links(datetime.now(timezone.utc), 10)
+        ] == [[LINK_ROW[0]]]
     query = np.array([1.0, 0.0], dtype=np.float32)
     assert store.nearest(filters, query, 5, include_invalid=True) == [("m1", 0.0)]
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=1))
