@@ -10,7 +10,7 @@ linking of memory extraction for one memory; see
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -137,6 +137,17 @@ class MemoryAdds(MemoryWrites, LinkWrites):
                 )
                 for link in links:
                     self._store.insert_link(link)
+        return memory.record_id
+
+    def _add_checked(self, memory: NewMemory, check: Callable[[], object]) -> str:
+        """Embed and store one memory; ``check()`` runs inside the write, before the
+        insert (a thread's memory: the thread must still exist), and its error leaves
+        nothing written."""
+        self._check_open()
+        vectors = self._embed([memory.content])
+        with self._store.transaction():
+            check()
+            self._insert([memory], vectors, batch=False)
         return memory.record_id
 
     def _linking_llm(self, wanted: bool) -> LlmProtocol | None:

@@ -1,5 +1,5 @@
 """Who may call what: API keys (role ``read`` or ``admin``) and bearer JWTs whose
-``roles`` claim holds ``ams_admin`` or ``ams_ro``.
+``roles`` claim (a string or a list of strings) holds ``ams_admin`` or ``ams_ro``.
 
 No credential, or one that does not verify: 401. A verified caller without the
 role the endpoint needs: 403. ``read`` may get, list and search; ``admin`` may
@@ -45,6 +45,8 @@ def _jwt_role(request: Request, token: str) -> str | None:
     roles = claims.get("roles", [])
     if isinstance(roles, str):
         roles = [roles]
+    if not isinstance(roles, list):  # null, a number, an object...: no role granted
+        roles = []
     granted = {_JWT_ROLES[r] for r in roles if isinstance(r, str) and r in _JWT_ROLES}
     if ADMIN in granted:
         return ADMIN

@@ -354,18 +354,20 @@ class BlockService(BlockWorker):
 
     def _save_extraction(self, block: StoredBlock, state: dict[str, Any]) -> StoredBlock:
         """Keep the extraction state on the block, while this claim holds. Records
-        written for a block changed meanwhile are marked stale on it (the next run
-        deletes them)."""
+        written under a claim lost meanwhile (the block was changed or taken over)
+        are not the block's: they are deleted at once, in the same transaction as the
+        check, so that no later write of the block's state can lose track of them."""
         with self._store.transaction():
             current = self._store.get_block(block.block_id)
             if current is None:
                 return block
-            if current.status == "processing" and current.updated_at == block.updated_at:
+            held = (current.updated_at, current.owner) == (block.updated_at, block.owner)
+            if current.status == "processing" and held:
                 self._store.update_block(replace(current, extraction=state))
             elif "record_ids" in state:
-                kept = dict(current.extraction or {})
-                kept["stale"] = [*kept.get("stale", []), *state["record_ids"]]
-                self._store.update_block(replace(current, extraction=kept))
+                for record_id in state["record_ids"]:
+                    with contextlib.suppress(NotFoundError):
+                        self.memory.delete_memory(record_id)
         return replace(block, extraction=state)
 
     def _summarize(self, block: StoredBlock, instructions: str | None) -> str:

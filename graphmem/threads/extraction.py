@@ -153,7 +153,9 @@ class ThreadExtraction:
         )
 
         def record(result: ExtractionResult) -> bool:
-            memory._store.insert_job(request.job_row("done", result.model_dump(mode="json")))
+            # a thread deleted meanwhile took its jobs along: none is left behind
+            if memory._store.get_thread(self.thread_id) is not None:
+                memory._store.insert_job(request.job_row("done", result.model_dump(mode="json")))
             return True
 
         return write_extraction(memory, plan, record)

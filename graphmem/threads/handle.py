@@ -232,9 +232,11 @@ class Thread(ThreadExtraction):
         timestamp: datetime | str | None = None,
         ttl_days: float | None = None,
     ) -> str:
-        """Store a memory-like record with this thread's user, agent and thread ids."""
+        """Store a memory-like record with this thread's user, agent and thread ids
+        (see GraphMemory.add_memory); the thread is checked again inside the write,
+        so a record never outlives a thread deleted meanwhile."""
         info = self.info()
-        return self._memory.add_memory(
+        new = self._memory._new_memory(
             content,
             memory_id=memory_id,
             memory_type=memory_type,
@@ -245,6 +247,7 @@ class Thread(ThreadExtraction):
             timestamp=timestamp,
             ttl_days=ttl_days,
         )
+        return self._memory._add_checked(new, self.info)
 
     def search(
         self,

@@ -227,20 +227,20 @@ def test_a_retry_resumes_the_content_without_writing_twice(svc: Service) -> None
     body = {"messages": [{"user_content": "hi"}], "facts": ["one", "two"]}
     queued = svc.call("POST", "/v1/sessions/s/memory", json=body).json()
     store = svc.memory._store
-    original = svc.memory.add_memory
+    original = svc.embedder.embed
     calls = []
 
-    def fail_second_fact(*args: object, **kwargs: object) -> str:
-        calls.append(args)
-        if len(calls) == 2:
+    def fail_second_fact(texts: list[str]) -> object:
+        calls.append(texts)
+        if len(calls) == 3:  # the messages, the first fact, then the second fact
             raise ModelError("embedding failed", status=503, provider_message="down")
-        return original(*args, **kwargs)  # type: ignore[arg-type]
+        return original(texts)
 
-    svc.memory.add_memory = fail_second_fact  # type: ignore[method-assign]
+    svc.embedder.embed = fail_second_fact  # type: ignore[method-assign,assignment]
     try:
         failed = svc.blocks.process(queued["block_id"])
     finally:
-        del svc.memory.add_memory
+        del svc.embedder.embed
     assert failed.status == "failed" and len(failed.record_ids) == 2  # the message, "one"
     with store.transaction():
         store.update_block(replace(failed, status="pending"))
