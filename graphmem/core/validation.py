@@ -121,12 +121,14 @@ def check_text(argument: str, value: str) -> str:
 
 
 def check_id(argument: str, value: object) -> str:
-    """A record or relation id: a non-empty string of at most 128 characters."""
+    """A record or relation id: a string of at most 128 characters, not blank."""
     if not isinstance(value, str):
         raise InvalidArgumentError(argument, f"must be a string, not {type(value).__name__}")
     check_text(argument, value)
     if not value:
         raise InvalidArgumentError(argument, "must not be empty")
+    if not value.strip():
+        raise InvalidArgumentError(argument, "must not be blank (only whitespace)")
     if len(value) > MAX_ID_LENGTH:
         raise InvalidArgumentError(argument, f"must be at most {MAX_ID_LENGTH} characters")
     if "\x00" in value:

@@ -6,8 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
+from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.service.auth import ADMIN, READ, requires
 from graphmem.service.blocks import BlockService
+from graphmem.service.routes_sessions import user_record
 from graphmem.service.schemas import (
     AddMemoryBody,
     LinkBody,
@@ -98,14 +100,30 @@ def update_block(
 
 @router.post("/memories", status_code=201, dependencies=_admin)
 def add_record(request: Request, body: MemoryBody) -> dict[str, Any]:
-    """Store one memory-like record."""
+    """Store one memory-like record: of a recorded user, or in a session (whose user
+    and agent it takes)."""
     memory = _memory(request)
+    user_id, agent_id = body.user_id, body.agent_id
+    if body.session_id is not None:
+        try:
+            info = memory.get_thread(body.session_id).info()
+        except NotFoundError:
+            raise NotFoundError(f"session_id: no session {body.session_id!r}") from None
+        for name, given, held in (("user_id", user_id, info.user_id),
+                                  ("agent_id", agent_id, info.agent_id)):  # fmt: skip
+            if given is not None and given != held:
+                raise InvalidArgumentError(
+                    name, f"session {body.session_id!r} belongs to {held!r}, not {given!r}"
+                )
+        user_id, agent_id = info.user_id, info.agent_id
+    elif user_id is not None:
+        user_record(request, user_id)  # 404 when there is none
     record_id = memory.add_memory(
         body.content,
         memory_id=body.memory_id,
         memory_type=body.memory_type,
-        user_id=body.user_id,
-        agent_id=body.agent_id,
+        user_id=user_id,
+        agent_id=agent_id,
         thread_id=body.session_id,
         metadata=body.metadata,
     )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
 from graphmem.core.validation import check_id
-from graphmem.errors import NotFoundError
+from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.service.auth import ADMIN, READ, requires
 from graphmem.service.schemas import CreateSessionBody, CreateUserBody
 
@@ -22,7 +24,7 @@ def _memory(request: Request) -> Any:
     return request.app.state.memory
 
 
-def _user(request: Request, user_id: str) -> dict[str, Any]:
+def user_record(request: Request, user_id: str) -> dict[str, Any]:
     memory = _memory(request)
     check_id("user_id", user_id)
     with memory._store.transaction(write=False):
@@ -30,6 +32,22 @@ def _user(request: Request, user_id: str) -> dict[str, Any]:
     if found is None:
         raise NotFoundError(f"user_id: no user {user_id!r}")
     return {"user_id": found.id, "information": found.information, "metadata": found.metadata}
+
+
+@contextmanager
+def _as_session(session_id: str) -> Iterator[None]:
+    """Errors about the thread under a session route name the session instead (the
+    service's word for a thread)."""
+    try:
+        yield
+    except InvalidArgumentError as exc:
+        if exc.argument != "thread_id":
+            raise
+        raise InvalidArgumentError("session_id", exc.detail) from None
+    except NotFoundError as exc:
+        if not str(exc).startswith("thread_id:"):
+            raise
+        raise NotFoundError(f"session_id: no session {session_id!r}") from None
 
 
 def _session(info: Any) -> dict[str, Any]:
@@ -42,7 +60,7 @@ def _session(info: Any) -> dict[str, Any]:
 def create_user(request: Request, body: CreateUserBody) -> dict[str, Any]:
     """Record a user."""
     _memory(request).add_user(body.user_id, body.information, metadata=body.metadata)
-    return _user(request, body.user_id)
+    return user_record(request, body.user_id)
 
 
 @router.get("/users", dependencies=_read)
@@ -54,7 +72,7 @@ def list_users(request: Request, limit: int = 100, offset: int = 0) -> dict[str,
 
 @router.get("/users/{user_id}", dependencies=_read)
 def get_user(request: Request, user_id: str) -> dict[str, Any]:
-    return _user(request, user_id)
+    return user_record(request, user_id)
 
 
 @router.delete("/users/{user_id}", dependencies=_admin)
@@ -66,10 +84,11 @@ def delete_user(request: Request, user_id: str) -> dict[str, Any]:
 @router.post("/sessions", status_code=201, dependencies=_admin)
 def create_session(request: Request, body: CreateSessionBody) -> dict[str, Any]:
     """Open a session (a thread) of a recorded user."""
-    _user(request, body.user_id)
-    thread = _memory(request).create_thread(
-        body.session_id, user_id=body.user_id, agent_id=body.agent_id, metadata=body.metadata
-    )
+    user_record(request, body.user_id)
+    with _as_session(body.session_id or ""):
+        thread = _memory(request).create_thread(
+            body.session_id, user_id=body.user_id, agent_id=body.agent_id, metadata=body.metadata
+        )
     return _session(thread.info())
 
 
@@ -84,12 +103,14 @@ def list_sessions(
 
 @router.get("/sessions/{session_id}", dependencies=_read)
 def get_session(request: Request, session_id: str) -> dict[str, Any]:
-    return _session(_memory(request).get_thread(session_id).info())
+    with _as_session(session_id):
+        return _session(_memory(request).get_thread(session_id).info())
 
 
 @router.delete("/sessions/{session_id}", dependencies=_admin)
 def delete_session(request: Request, session_id: str) -> dict[str, Any]:
-    deleted = _memory(request).delete_thread(session_id)
+    with _as_session(session_id):
+        deleted = _memory(request).delete_thread(session_id)
     return {"session_id": session_id, "deleted_records": deleted}
 
 
@@ -97,7 +118,8 @@ def delete_session(request: Request, session_id: str) -> dict[str, Any]:
 def get_messages(
     request: Request, session_id: str, start: int | None = None, end: int | None = None
 ) -> dict[str, Any]:
-    messages = _memory(request).get_thread(session_id).get_messages(start, end)
+    with _as_session(session_id):
+        messages = _memory(request).get_thread(session_id).get_messages(start, end)
     return {"messages": [m.model_dump(mode="json") for m in messages], "count": len(messages)}
 
 
@@ -109,13 +131,15 @@ def context_card(
     recent_message_count: int = 5,
 ) -> dict[str, Any]:
     """The session's context card, as data and as prompt text (``content``)."""
-    card = (
-        _memory(request)
-        .get_thread(session_id)
-        .get_context_card(
-            max_relevant_results=max_relevant_results, recent_message_count=recent_message_count
+    with _as_session(session_id):
+        card = (
+            _memory(request)
+            .get_thread(session_id)
+            .get_context_card(
+                max_relevant_results=max_relevant_results,
+                recent_message_count=recent_message_count,
+            )
         )
-    )
     data: dict[str, Any] = card.model_dump(mode="json")
     data["content"] = card.content
     return data

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
     "AddMemoryBody",
@@ -21,6 +21,16 @@ __all__ = [
 ]
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+def _path_id(value: str) -> str:
+    if "/" in value:
+        raise ValueError("must not contain '/': the id is part of the service's URL paths")
+    return value
+
+
+PathId = Annotated[str, AfterValidator(_path_id)]
+"""An id the service later reads from a URL path (a user, a session, a memory)."""
 MAX_ITEMS = 1000
 """The most messages or facts one memory block holds."""
 
@@ -49,7 +59,7 @@ class RetireBody(BaseModel):
 
 class CreateUserBody(BaseModel):
     model_config = _STRICT
-    user_id: str
+    user_id: PathId
     information: str | None = None
     metadata: dict[str, Any] | None = None
 
@@ -57,7 +67,7 @@ class CreateUserBody(BaseModel):
 class CreateSessionBody(BaseModel):
     model_config = _STRICT
     user_id: str
-    session_id: str | None = None
+    session_id: PathId | None = None
     agent_id: str | None = None
     metadata: dict[str, Any] | None = None
 
@@ -95,7 +105,7 @@ class MemoryBody(BaseModel):
     model_config = _STRICT
     content: str
     memory_type: str = "memory"
-    memory_id: str | None = None
+    memory_id: PathId | None = None
     user_id: str | None = None
     agent_id: str | None = None
     session_id: str | None = None

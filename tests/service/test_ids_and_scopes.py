@@ -1,0 +1,81 @@
+"""Ids and scopes over HTTP: ids that could never be used in a URL path are refused,
+blank ids too, a record of a session takes the session's user and agent, and errors
+under session routes name the session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .inproc import Service
+
+
+@pytest.fixture
+def svc() -> Iterator[Service]:
+    service = Service()
+    service.session(user_id="u", session_id="s")
+    yield service
+    service.close()
+
+
+def _refused(answer: object, status: int, code: str, argument: str) -> None:
+    body = answer.json()  # type: ignore[attr-defined]
+    assert (answer.status_code, body["code"]) == (status, code), body  # type: ignore[attr-defined]
+    assert body["message"].startswith(f"{argument}"), body
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "argument"),
+    [
+        ("/v1/users", {"user_id": "a/b"}, "user_id"),
+        ("/v1/sessions", {"user_id": "u", "session_id": "s/1"}, "session_id"),
+        ("/v1/memories", {"content": "x", "memory_id": "m/1"}, "memory_id"),
+        ("/v1/users", {"user_id": "  "}, "user_id"),
+        ("/v1/sessions", {"user_id": "u", "session_id": " "}, "session_id"),
+        ("/v1/memories", {"content": "x", "memory_id": "\t"}, "memory_id"),
+    ],
+)
+def test_ids_a_path_could_not_carry_are_refused(
+    svc: Service, path: str, body: dict[str, object], argument: str
+) -> None:
+    before = svc.memory.list_memories()
+    _refused(svc.call("POST", path, json=body), 400, "INVALID_ARGUMENT", argument)
+    assert svc.memory.list_memories() == before
+    assert [u.id for u in svc.memory.list_users()] == ["u"]
+    assert [t.thread_id for t in svc.memory.list_threads()] == ["s"]
+
+
+def test_a_record_of_a_session_takes_its_user_and_agent(svc: Service) -> None:
+    created = svc.call("POST", "/v1/memories", json={"content": "Tea.", "session_id": "s"})
+    assert created.status_code == 201, created.text
+    record = svc.memory.get_memory(created.json()["id"])
+    assert (record.user_id, record.thread_id) == ("u", "s")
+    same = {"content": "Milk.", "session_id": "s", "user_id": "u"}
+    assert svc.call("POST", "/v1/memories", json=same).status_code == 201
+
+
+def test_a_record_must_name_a_known_session_and_user(svc: Service) -> None:
+    assert svc.call("POST", "/v1/users", json={"user_id": "v"}).status_code == 201
+    cases = [
+        ({"session_id": "nope"}, 404, "NOT_FOUND", "session_id: no session 'nope'"),
+        ({"user_id": "nobody"}, 404, "NOT_FOUND", "user_id: no user 'nobody'"),
+        ({"session_id": "s", "user_id": "v"}, 400, "INVALID_ARGUMENT", "user_id: session 's'"),
+        ({"session_id": "s", "agent_id": "a"}, 400, "INVALID_ARGUMENT", "agent_id: session"),
+    ]
+    for extra, status, code, start in cases:
+        answer = svc.call("POST", "/v1/memories", json={"content": "x", **extra})
+        _refused(answer, status, code, start)
+    assert svc.memory.list_memories() == []
+
+
+def test_errors_under_session_routes_name_the_session(svc: Service) -> None:
+    for method, path in (
+        ("GET", "/v1/sessions/nope"),
+        ("DELETE", "/v1/sessions/nope"),
+        ("GET", "/v1/sessions/nope/messages"),
+        ("GET", "/v1/sessions/nope/context_card"),
+    ):
+        _refused(svc.call(method, path), 404, "NOT_FOUND", "session_id: no session 'nope'")
+    too_long = {"user_id": "u", "session_id": "x" * 129}
+    _refused(svc.call("POST", "/v1/sessions", json=too_long), 400, "INVALID_ARGUMENT", "session_id")
