@@ -13,6 +13,7 @@ from graphmem.service import routes_memory, routes_prompts, routes_sessions
 from graphmem.service.blocks import BlockService
 from graphmem.service.config import ServiceConfig
 from graphmem.service.errors import error_response, install_error_handlers
+from graphmem.service.openapi import install_openapi
 
 if TYPE_CHECKING:
     from graphmem.ai.protocols import LlmProtocol
@@ -102,4 +103,5 @@ def create_app(
 
     for module in (routes_prompts, routes_sessions, routes_memory):
         app.include_router(module.router)
+    install_openapi(app)
     return app
