@@ -39,6 +39,7 @@ _BY_CLASS: tuple[tuple[type[GraphMemError], str, int], ...] = (
 )
 
 _HTTP_CODES = {
+    400: "MALFORMED_BODY",  # the framework's own 400: a body it could not parse
     401: "UNAUTHENTICATED",
     403: "FORBIDDEN",
     404: "NOT_FOUND",
