@@ -9,6 +9,8 @@ message gives no internals.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -26,7 +28,7 @@ from graphmem.errors import (
 )
 from graphmem.registry_errors import PromptError
 
-__all__ = ["ServiceError", "error_response", "install_error_handlers", "status_of"]
+__all__ = ["ServiceError", "error_response", "install_error_handlers", "named_as", "status_of"]
 
 _log = logging.getLogger("graphmem.service")
 
@@ -47,6 +49,23 @@ _HTTP_CODES = {
     413: "PAYLOAD_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
 }
+
+
+@contextmanager
+def named_as(names: Mapping[str, str]) -> Iterator[None]:
+    """Errors that name a library argument (``source_record_id``) name the request's
+    field (``source_id``) instead, so that a caller finds it in its own body."""
+    try:
+        yield
+    except InvalidArgumentError as exc:
+        if type(exc) is not InvalidArgumentError or exc.argument not in names:
+            raise
+        raise InvalidArgumentError(names[exc.argument], exc.detail) from None
+    except NotFoundError as exc:
+        head, sep, rest = str(exc).partition(": ")
+        if type(exc) is not NotFoundError or not sep or head not in names:
+            raise
+        raise NotFoundError(f"{names[head]}: {rest}") from None
 
 
 class ServiceError(GraphMemError):

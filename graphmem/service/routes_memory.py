@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.service.auth import ADMIN, READ, requires
 from graphmem.service.blocks import BlockService
+from graphmem.service.errors import named_as
 from graphmem.service.routes_sessions import user_record
 from graphmem.service.schemas import (
     AddMemoryBody,
@@ -145,18 +146,28 @@ def record_links(
     return {"links": items, "count": len(items), "limit": limit, "offset": offset}
 
 
+_LINK_FIELDS = {
+    "source_record_id": "source_id",
+    "source_record_type": "source_type",
+    "target_record_id": "target_id",
+    "target_record_type": "target_type",
+}
+"""The library's names of a link's ends, and the body's."""
+
+
 @router.post("/links", status_code=201, dependencies=_admin)
 def link_records(request: Request, body: LinkBody) -> dict[str, Any]:
     """Link two records with a typed, directed link."""
-    relation_id = _memory(request).link_records(
-        body.source_id,
-        body.source_type,
-        body.target_id,
-        body.target_type,
-        body.relation_type,
-        body.opposite_relation_type,
-        metadata=body.metadata,
-    )
+    with named_as(_LINK_FIELDS):
+        relation_id = _memory(request).link_records(
+            body.source_id,
+            body.source_type,
+            body.target_id,
+            body.target_type,
+            body.relation_type,
+            body.opposite_relation_type,
+            metadata=body.metadata,
+        )
     return {"relation_id": relation_id}
 
 
@@ -169,16 +180,17 @@ def delete_link(request: Request, relation_id: str) -> dict[str, Any]:
 @router.post("/search", dependencies=_read)
 def search(request: Request, body: SearchBody) -> dict[str, Any]:
     """Search memories (or a session's records) by meaning, keywords or both."""
-    results = _memory(request).search(
-        body.query,
-        user_id=body.user_id,
-        agent_id=body.agent_id,
-        thread_id=body.session_id,
-        record_types=body.record_types,
-        max_results=body.max_results,
-        num_hops=body.num_hops,
-        strategy=body.strategy,
-    )
+    with named_as({"thread_id": "session_id"}):
+        results = _memory(request).search(
+            body.query,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            thread_id=body.session_id,
+            record_types=body.record_types,
+            max_results=body.max_results,
+            num_hops=body.num_hops,
+            strategy=body.strategy,
+        )
     items = [
         {
             "record": r.record.model_dump(mode="json"),

@@ -79,3 +79,19 @@ def test_errors_under_session_routes_name_the_session(svc: Service) -> None:
         _refused(svc.call(method, path), 404, "NOT_FOUND", "session_id: no session 'nope'")
     too_long = {"user_id": "u", "session_id": "x" * 129}
     _refused(svc.call("POST", "/v1/sessions", json=too_long), 400, "INVALID_ARGUMENT", "session_id")
+
+
+def test_link_errors_name_the_body_fields(svc: Service) -> None:
+    made = svc.call("POST", "/v1/memories", json={"content": "Tea.", "memory_id": "a"})
+    assert made.status_code == 201
+    link = {"source_id": "a", "source_type": "memory", "target_id": "nope",
+            "target_type": "memory", "relation_type": "supports"}  # fmt: skip
+    _refused(svc.call("POST", "/v1/links", json=link), 404, "NOT_FOUND", "target_id: ")
+    made = svc.call("POST", "/v1/memories", json={"content": "Milk.", "memory_id": "b"})
+    assert made.status_code == 201
+    wrong = {**link, "target_id": "b", "source_type": "fact"}  # a is a memory
+    _refused(svc.call("POST", "/v1/links", json=wrong), 400, "INVALID_ARGUMENT", "source_type: ")
+    blank = {**link, "source_id": " "}
+    _refused(svc.call("POST", "/v1/links", json=blank), 400, "INVALID_ARGUMENT", "source_id: ")
+    search = {"query": "tea", "session_id": " "}
+    _refused(svc.call("POST", "/v1/search", json=search), 400, "INVALID_ARGUMENT", "session_id: ")
