@@ -312,3 +312,12 @@ class LinkOperations(LinkWrites):
         rtype = check_optional_id("relation_type", relation_type)
         count = None if limit is None else check_positive("limit", limit)
         return self._store.list_links(rid, rtype, count, check_non_negative("offset", offset))
+
+    def count_record_links(
+        self, record_id: str | None = None, relation_type: str | None = None
+    ) -> int:
+        """How many links :meth:`list_record_links` pages through for the same
+        ``record_id`` and ``relation_type``."""
+        self._check_open()
+        rid = check_optional_id("record_id", record_id)
+        return self._store.count_links(rid, check_optional_id("relation_type", relation_type))

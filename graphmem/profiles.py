@@ -76,6 +76,12 @@ class ProfileOperations(StoreHandle):
         """The recorded users, oldest first."""
         return self._list_profiles("user", limit, offset)
 
+    def count_users(self) -> int:
+        """How many users are recorded: the ``total`` that :meth:`list_users` pages
+        through."""
+        self._check_open()
+        return self._store.count_profiles("user")
+
     def delete_user(self, user_id: str) -> int:
         """Forget a user and delete its records and threads (with their records);
         links go with them and validity is recomputed. Returns the records deleted.

@@ -207,6 +207,14 @@ class ThreadOperations(StoreHandle):
             check_non_negative("offset", offset),
         )
 
+    def count_threads(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
+        """How many threads :meth:`list_threads` pages through for the same
+        ``user_id`` and ``agent_id``."""
+        self._check_open()
+        return self._store.count_threads(
+            check_optional_id("user_id", user_id), check_optional_id("agent_id", agent_id)
+        )
+
     def update_thread(
         self,
         /,

@@ -223,6 +223,8 @@ def _workload(store: GraphMemory) -> None:
     store.update_record_link(link, relation_type="refines", metadata={"m": 1})
     store.list_record_links()
     store.list_record_links("b", "supports")
+    assert store.count_record_links() == 3
+    assert store.count_record_links("b", "supports") == 1
     store.export_jsonl(io.StringIO(), threads=False, prompts=False)
     # b's second level (d through c, e through a) exceeds its last place: trim-level-root
     store.add_memory("end tea", memory_id="e", user_id="u")
@@ -264,6 +266,7 @@ def _registry_workload(store: GraphMemory) -> None:
 def _thread_workload(store: GraphMemory) -> None:
     thread = store.create_thread("t", user_id="u2", agent_id="a2")
     store.list_threads(user_id="u2")
+    assert store.count_threads(user_id="u2") == 1
     first, _ = thread.add_messages(
         [{"role": "user", "content": "tea?"}, {"role": "assistant", "content": "green tea"}]
     )
@@ -274,6 +277,7 @@ def _thread_workload(store: GraphMemory) -> None:
     thread.delete_message(first)
     store.add_user("u2", "likes tea")
     store.list_users()
+    assert store.count_users() == 1
     store.delete_user("u2")
     _service_workload(store)
 

@@ -141,9 +141,15 @@ def get_record(request: Request, memory_id: str) -> dict[str, Any]:
 def record_links(
     request: Request, memory_id: str, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
-    links = _memory(request).list_record_links(memory_id, limit=limit, offset=offset)
+    """A memory's links (either end), oldest first, one page (``count`` on the page,
+    ``total`` in all); 404 for an unknown memory, as ``GET /v1/memories/{memory_id}``."""
+    memory = _memory(request)
+    with memory._store.transaction(write=False):  # the page and its total agree
+        memory.get_memory(memory_id)
+        links = memory.list_record_links(memory_id, limit=limit, offset=offset)
+        total = memory.count_record_links(memory_id)
     items = [link.model_dump(mode="json") for link in links]
-    return {"links": items, "count": len(items), "limit": limit, "offset": offset}
+    return {"links": items, "count": len(items), "total": total, "limit": limit, "offset": offset}
 
 
 _LINK_FIELDS = {

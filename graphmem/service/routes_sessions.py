@@ -65,9 +65,13 @@ def create_user(request: Request, body: CreateUserBody) -> dict[str, Any]:
 
 @router.get("/users", dependencies=_read)
 def list_users(request: Request, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    users = _memory(request).list_users(limit=limit, offset=offset)
+    """Recorded users, oldest first, one page (``count`` on the page, ``total`` in all)."""
+    memory = _memory(request)
+    with memory._store.transaction(write=False):  # the page and its total agree
+        users = memory.list_users(limit=limit, offset=offset)
+        total = memory.count_users()
     items = [{"user_id": u.id, "information": u.information, "metadata": u.metadata} for u in users]
-    return {"users": items, "count": len(items), "limit": limit, "offset": offset}
+    return {"users": items, "count": len(items), "total": total, "limit": limit, "offset": offset}
 
 
 @router.get("/users/{user_id}", dependencies=_read)
@@ -96,9 +100,20 @@ def create_session(request: Request, body: CreateSessionBody) -> dict[str, Any]:
 def list_sessions(
     request: Request, user_id: str | None = None, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
-    infos = _memory(request).list_threads(user_id=user_id, limit=limit, offset=offset)
+    """Sessions (of one user, with ``user_id``), oldest first, one page (``count`` on
+    the page, ``total`` in all)."""
+    memory = _memory(request)
+    with memory._store.transaction(write=False):  # the page and its total agree
+        infos = memory.list_threads(user_id=user_id, limit=limit, offset=offset)
+        total = memory.count_threads(user_id=user_id)
     items = [_session(i) for i in infos]
-    return {"sessions": items, "count": len(items), "limit": limit, "offset": offset}
+    return {
+        "sessions": items,
+        "count": len(items),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 @router.get("/sessions/{session_id}", dependencies=_read)

@@ -29,7 +29,7 @@ from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.stores.job_base import JobStore
 from graphmem.stores.registry_base import RegistryStore
 from graphmem.stores.service_base import ServiceStore
-from graphmem.thread_models import Message, Profile, ThreadInfo
+from graphmem.stores.thread_base import NewMessage, ThreadStore
 
 __all__ = ["CONFLICT_MESSAGE", "LinkedNode", "NewLink", "NewMemory", "NewMessage", "Store"]
 
@@ -63,24 +63,6 @@ class NewMemory:
 
 
 @dataclass(frozen=True)
-class NewMessage:
-    """A validated message with its position, ready to insert."""
-
-    record_id: str
-    thread_id: str
-    role: str
-    position: int
-    content: str
-    user_id: str | None
-    agent_id: str | None
-    metadata: dict[str, Any]
-    timestamp: datetime | None
-    created_at: datetime
-    expires_at: datetime | None
-    embedding: npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True)
 class NewLink:
     """A validated link, ready to insert."""
 
@@ -94,10 +76,11 @@ class NewLink:
     created_at: datetime
 
 
-class Store(RegistryStore, ServiceStore, JobStore, ABC):
+class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
     """What :class:`graphmem.GraphMemory` needs from a backend (the prompt registry's
     part: :class:`~graphmem.stores.registry_base.RegistryStore`; the memory service's:
-    :class:`~graphmem.stores.service_base.ServiceStore`)."""
+    :class:`~graphmem.stores.service_base.ServiceStore`; threads, messages, users and
+    agents: :class:`~graphmem.stores.thread_base.ThreadStore`)."""
 
     dialect: str
 
@@ -243,6 +226,11 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
         """Links touching ``record_id`` and of ``relation_type`` (None: any), by
         ``(created_at, relation_id)``: ``limit`` of them (None: all) after the first ``offset``."""
 
+    @abstractmethod
+    def count_links(self, record_id: str | None, relation_type: str | None) -> int:
+        """How many links :meth:`list_links` pages through for the same ``record_id``
+        and ``relation_type``."""
+
     def scan_links(self, now: datetime, page: int) -> Iterator[list[RecordRelation]]:
         """Every link whose two ends are unexpired at ``now`` (the links among the
         memories of :meth:`scan_memories`), in the order of :meth:`list_links`,
@@ -313,75 +301,6 @@ class Store(RegistryStore, ServiceStore, JobStore, ABC):
         the parent and rank that :func:`graphmem.core.tree.shortest_path_tree`
         defines. Empty when ``roots`` is empty, ``hops`` is 0 or ``cap`` is 0.
         """
-
-    # threads and messages
-    @abstractmethod
-    def insert_thread(self, thread: ThreadInfo) -> None:
-        """Insert a thread (message counters start at 0); ConflictError when the id exists."""
-
-    @abstractmethod
-    def get_thread(self, thread_id: str) -> ThreadInfo | None:
-        """The thread, or None."""
-
-    @abstractmethod
-    def list_threads(
-        self, user_id: str | None, agent_id: str | None, limit: int, offset: int
-    ) -> list[ThreadInfo]:
-        """Threads of ``user_id`` / ``agent_id`` (None: any), by ``(created_at, thread_id)``."""
-
-    @abstractmethod
-    def update_thread(self, thread: ThreadInfo) -> None:
-        """Overwrite metadata, settings, summary, topics, summarized_count and updated_at."""
-
-    @abstractmethod
-    def reserve_message_positions(self, thread_id: str, count: int) -> int:
-        """Count ``count`` new messages into the thread; returns the first new position.
-
-        Call it in the write transaction that inserts the messages: concurrent
-        writers of one thread get disjoint positions.
-        """
-
-    @abstractmethod
-    def insert_messages(self, messages: Sequence[NewMessage]) -> None:
-        """Insert messages (records of type ``message``); ConflictError when an id exists."""
-
-    @abstractmethod
-    def count_messages(self, thread_id: str, now: datetime) -> int:
-        """How many messages of the thread have not expired at ``now``."""
-
-    @abstractmethod
-    def list_messages(
-        self, thread_id: str, now: datetime, limit: int, offset: int
-    ) -> list[Message]:
-        """The thread's unexpired messages by position: ``limit`` after the first ``offset``."""
-
-    @abstractmethod
-    def get_messages(self, record_ids: Sequence[str]) -> dict[str, Message]:
-        """The existing messages among ``record_ids``."""
-
-    @abstractmethod
-    def delete_scope(self, thread_id: str | None, user_id: str | None, agent_id: str | None) -> int:
-        """Delete a scope: the thread ``thread_id``, or every thread and record of
-        ``user_id`` / ``agent_id`` (records in those threads too); links first,
-        validity recomputed. Returns the number of records (memories and messages)
-        deleted."""
-
-    # users and agents
-    @abstractmethod
-    def insert_profile(self, profile: Profile) -> None:
-        """Insert a user or an agent; ConflictError when it exists."""
-
-    @abstractmethod
-    def get_profile(self, kind: str, profile_id: str) -> Profile | None:
-        """The user or agent, or None."""
-
-    @abstractmethod
-    def list_profiles(self, kind: str, limit: int, offset: int) -> list[Profile]:
-        """Users or agents by ``(created_at, id)``."""
-
-    @abstractmethod
-    def delete_profile(self, kind: str, profile_id: str) -> bool:
-        """Forget a user or agent (not its records); False when it did not exist."""
 
 
 _T = TypeVar("_T")

@@ -324,6 +324,14 @@ class SqlStore(SqlScans, SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJ
             rows = cursor.fetchall()
         return [relation_from_row(r) for r in rows]
 
+    def count_links(self, record_id: str | None, relation_type: str | None) -> int:
+        binds: dict[str, Any] = {"relation_type": relation_type}
+        if record_id is not None:
+            binds["record_id"] = record_id
+        name = "count-links" if record_id is None else "count-links-of-record"
+        with self.transaction(write=False):
+            return int(self._run(name, **binds).fetchone()[0])
+
     # search -----------------------------------------------------------------------
 
     def _rank_rows(

@@ -83,6 +83,11 @@ class SqlThreads(Store):
             ).fetchall()
         return [thread_from_row(r) for r in rows]
 
+    def count_threads(self, user_id: str | None, agent_id: str | None) -> int:
+        with self.transaction(write=False):
+            row = self._run("count-threads", user_id=user_id, agent_id=agent_id).fetchone()
+        return int(row[0])
+
     def update_thread(self, thread: ThreadInfo) -> None:
         with self.transaction():
             self._run(
@@ -182,6 +187,11 @@ class SqlThreads(Store):
                 "list-profiles", profile_kind=kind, limit=limit, offset=offset
             ).fetchall()
         return [profile_from_row(r) for r in rows]
+
+    def count_profiles(self, kind: str) -> int:
+        with self.transaction(write=False):
+            row = self._run("count-profiles", profile_kind=kind).fetchone()
+        return int(row[0])
 
     def delete_profile(self, kind: str, profile_id: str) -> bool:
         with self.transaction():

@@ -1,4 +1,5 @@
-"""Conformance tests for paging through memories and links, and listing expired memories."""
+"""Conformance tests for paging through memories and links (with the counts of users,
+threads and links), and listing expired memories."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ __all__ = ["PageConformance"]
 
 
 class PageConformance(ConformanceBase):
-    """``limit`` / ``offset`` on ``list_memories`` and ``list_record_links``."""
+    """``limit`` / ``offset`` on ``list_memories`` and ``list_record_links``, and the
+    counts of what the lists page through."""
 
     def test_pages_of_memories_cover_the_list_once_in_order(self) -> None:
         clock = ManualClock()
@@ -41,6 +43,26 @@ class PageConformance(ConformanceBase):
         assert [r.id for r in memory.list_record_links(limit=2, offset=2)] == whole[2:]
         assert [r.id for r in memory.list_record_links(offset=3)] == whole[3:]
         assert [r.id for r in memory.list_record_links("a", limit=1, offset=1)] == ["l0"]
+        assert memory.count_record_links() == 4
+        assert memory.count_record_links("a") == 2
+        assert memory.count_record_links("a", "supports") == 2
+        assert memory.count_record_links(relation_type="refines") == 0
+
+    def test_counts_are_the_totals_the_pages_go_through(self) -> None:
+        memory = self.fresh()
+        for user_id in ("u1", "u2", "u3"):
+            memory.add_user(user_id)
+        memory.add_agent("g")
+        for thread_id, owner in (("t1", "u1"), ("t2", "u1"), ("t3", "u2"), ("t4", None)):
+            memory.create_thread(thread_id, user_id=owner, agent_id="g" if owner else None)
+        assert memory.count_users() == 3 == len(memory.list_users())
+        assert len(memory.list_users(limit=2, offset=2)) == 1
+        assert memory.count_threads() == 4
+        assert memory.count_threads(user_id="u1") == 2 == len(memory.list_threads(user_id="u1"))
+        assert memory.count_threads(agent_id="g") == 3
+        assert memory.count_threads(user_id="u3") == 0
+        memory.delete_user("u1")  # with its threads
+        assert (memory.count_users(), memory.count_threads()) == (2, 2)
 
     def test_pages_bad_limit_or_offset_is_invalid_argument(self) -> None:
         memory = self.fresh()
@@ -50,6 +72,8 @@ class PageConformance(ConformanceBase):
             lambda: memory.list_memories(limit=0),
             lambda: memory.list_record_links(limit=0),
             lambda: memory.list_record_links(offset=-1),
+            lambda: memory.count_record_links(""),
+            lambda: memory.count_threads(user_id=""),
         ):
             self.expect_error(memory, InvalidArgumentError, call)
 

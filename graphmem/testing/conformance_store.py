@@ -21,6 +21,7 @@ from graphmem.core.validation import SearchFilters
 from graphmem.errors import ConflictError, InvalidArgumentError
 from graphmem.stores.base import NewLink, NewMemory, Store
 from graphmem.testing.model import ManualClock, ModelFilters, ModelLink, ModelMemory, ReferenceModel
+from graphmem.thread_models import Profile, ThreadInfo
 
 __all__ = ["StoreTests"]
 
@@ -200,6 +201,52 @@ class StoreTests:
         assert [r.id for r in store.list_links(None, None)] == ["l0", "l2", "l1"]
         assert [r.id for r in store.list_links("c", None)] == ["l0", "l1"]
         assert [r.id for r in store.list_links(None, "supports")] == ["l2", "l1"]
+
+    def test_store_count_links_matches_list_links(self) -> None:
+        store = self.store()
+        store.insert_memories([new_memory(i) for i in "abcd"])
+        store.insert_links(
+            [
+                new_link("l2", "a", "b"),
+                new_link("l1", "b", "c"),
+                new_link("l0", "a", "c", "refines"),
+                new_link("l3", "d", "a", "supersedes"),
+            ]
+        )
+        for record_id in (None, "a", "b", "c", "d", "missing"):
+            for relation_type in (None, "supports", "refines", "other"):
+                listed = store.list_links(record_id, relation_type)
+                counted = store.count_links(record_id, relation_type)
+                assert counted == len(listed), (record_id, relation_type)
+        assert store.count_links("a", None) == 3 and store.count_links(None, None) == 4
+        store.delete_memory("a")  # its links go with it
+        assert (store.count_links("a", None), store.count_links(None, None)) == (0, 1)
+
+    # threads and profiles ---------------------------------------------------------
+
+    def test_store_count_threads_and_profiles_match_the_lists(self) -> None:
+        store = self.store()
+        scopes = [("t1", "u1", "g1"), ("t2", "u1", None), ("t3", "u2", "g1"), ("t4", None, None)]
+        for thread_id, user_id, agent_id in scopes:
+            store.insert_thread(
+                ThreadInfo(
+                    thread_id=thread_id, user_id=user_id, agent_id=agent_id,
+                    created_at=T0, updated_at=T0,
+                )
+            )  # fmt: skip
+        for user_id in (None, "u1", "u2", "nobody"):
+            for agent_id in (None, "g1"):
+                listed = store.list_threads(user_id, agent_id, 100, 0)
+                assert store.count_threads(user_id, agent_id) == len(listed)
+        assert store.count_threads("u1", None) == 2 and store.count_threads(None, None) == 4
+        assert len(store.list_threads("u1", None, 1, 1)) == 1  # a page, not the total
+        for kind, profile_id in (("user", "u1"), ("user", "u2"), ("agent", "g1")):
+            store.insert_profile(Profile(kind=kind, id=profile_id, created_at=T0))
+        assert (store.count_profiles("user"), store.count_profiles("agent")) == (2, 1)
+        assert len(store.list_profiles("user", 1, 1)) == 1
+        store.delete_profile("user", "u1")
+        store.delete_scope("t1", None, None)
+        assert (store.count_profiles("user"), store.count_threads("u1", None)) == (1, 1)
 
     # nearest ------------------------------------------------------------------------
 

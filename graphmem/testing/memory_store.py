@@ -375,13 +375,18 @@ class MemoryStore(MemorySearch, MemoryRegistry, MemoryService, MemoryThreads, Me
         offset: int = 0,
     ) -> list[RecordRelation]:
         with self.transaction(write=False):
-            links = (
-                self.model.links.values() if record_id is None else self.model.links_of(record_id)
-            )
-            chosen = [
-                link
-                for link in self._ordered(links)
-                if relation_type is None or link.relation_type == relation_type
-            ]
+            chosen = self._links_of(record_id, relation_type)
             end = None if limit is None else offset + limit
             return [self._relation(link) for link in chosen[offset:end]]
+
+    def count_links(self, record_id: str | None, relation_type: str | None) -> int:
+        with self.transaction(write=False):
+            return len(self._links_of(record_id, relation_type))
+
+    def _links_of(self, record_id: str | None, relation_type: str | None) -> list[ModelLink]:
+        links = self.model.links.values() if record_id is None else self.model.links_of(record_id)
+        return [
+            link
+            for link in self._ordered(links)
+            if relation_type is None or link.relation_type == relation_type
+        ]

@@ -54,6 +54,13 @@ class MemoryThreads(Store):
     def list_threads(
         self, user_id: str | None, agent_id: str | None, limit: int, offset: int
     ) -> list[ThreadInfo]:
+        chosen = self._threads_of(user_id, agent_id)
+        return chosen[offset : offset + limit]
+
+    def count_threads(self, user_id: str | None, agent_id: str | None) -> int:
+        return len(self._threads_of(user_id, agent_id))
+
+    def _threads_of(self, user_id: str | None, agent_id: str | None) -> list[ThreadInfo]:
         with self.transaction(write=False):
             chosen = [
                 t
@@ -61,8 +68,7 @@ class MemoryThreads(Store):
                 if (user_id is None or t.user_id == user_id)
                 and (agent_id is None or t.agent_id == agent_id)
             ]
-        chosen.sort(key=lambda t: (t.created_at, t.thread_id))
-        return chosen[offset : offset + limit]
+        return sorted(chosen, key=lambda t: (t.created_at, t.thread_id))
 
     def update_thread(self, thread: ThreadInfo) -> None:
         with self.transaction():
@@ -191,6 +197,10 @@ class MemoryThreads(Store):
             chosen = [p for p in self._profiles.values() if p.kind == kind]
         chosen.sort(key=lambda p: (p.created_at, p.id))
         return chosen[offset : offset + limit]
+
+    def count_profiles(self, kind: str) -> int:
+        with self.transaction(write=False):
+            return sum(1 for p in self._profiles.values() if p.kind == kind)
 
     def delete_profile(self, kind: str, profile_id: str) -> bool:
         with self.transaction():

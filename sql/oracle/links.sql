@@ -65,6 +65,13 @@ WHERE (:relation_type IS NULL OR l.relation_type = :relation_type)
 ORDER BY l.created_at, l.relation_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
+-- name: count-links
+-- How many links list-links pages through: every link, or those of
+-- :relation_type when it is not NULL. Both ends of a link are memories (foreign
+-- keys), so the joins of list-links leave none out.
+SELECT COUNT(*) FROM graphmem_link l
+WHERE (:relation_type IS NULL OR l.relation_type = :relation_type);
+
 -- name: list-link-ids
 -- The ids of the links between memories unexpired at :now (those of
 -- list-memory-ids: a link to an expired memory is not exported either), in the
@@ -94,3 +101,13 @@ WHERE l.relation_id IN (
   AND (:relation_type IS NULL OR l.relation_type = :relation_type)
 ORDER BY l.created_at, l.relation_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
+
+-- name: count-links-of-record
+-- How many links list-links-of-record pages through: those with :record_id at
+-- either end, of :relation_type when it is not NULL.
+SELECT COUNT(*) FROM graphmem_link l
+WHERE l.relation_id IN (
+        SELECT relation_id FROM graphmem_link WHERE source_id = :record_id
+        UNION ALL
+        SELECT relation_id FROM graphmem_link WHERE target_id = :record_id)
+  AND (:relation_type IS NULL OR l.relation_type = :relation_type);

@@ -30,6 +30,13 @@ WHERE (:user_id IS NULL OR t.user_id = :user_id)
 ORDER BY t.created_at, t.thread_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
+-- name: count-threads
+-- How many threads list-threads pages through for the same :user_id and
+-- :agent_id (NULL: any).
+SELECT COUNT(*) FROM graphmem_thread t
+WHERE (:user_id IS NULL OR t.user_id = :user_id)
+  AND (:agent_id IS NULL OR t.agent_id = :agent_id);
+
 -- name: update-thread
 -- Overwrite a thread's mutable fields; the caller passes the current value of
 -- each field it does not change.
@@ -137,6 +144,11 @@ FROM graphmem_profile p
 WHERE p.profile_kind = :profile_kind
 ORDER BY p.created_at, p.profile_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
+
+-- name: count-profiles
+-- How many users or agents (:profile_kind) list-profiles pages through.
+SELECT COUNT(*) FROM graphmem_profile p
+WHERE p.profile_kind = :profile_kind;
 
 -- name: delete-profile
 -- Forget one user or agent (its records go through the delete-scope-* statements).

@@ -312,6 +312,8 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-links": [LINK_ROW],
         "list-links": [LINK_ROW],
         "list-links-of-record": [LINK_ROW],
+        "count-links": [(1,)],
+        "count-links-of-record": [(1,)],
         "find-link-conflict": [("r1", "m1", "m2")],
         "find-link-by-triple": [("r1",)],
         "get-prompt": [PROMPT_ROW],
@@ -321,12 +323,14 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-prompt-versions": [VERSION_ROW],
         "get-thread": [THREAD_ROW],
         "list-threads": [THREAD_ROW],
+        "count-threads": [(1,)],
         "get-message-count": [(2,)],
         "count-messages": [(1,)],
         "list-messages": [MESSAGE_ROW],
         "get-messages": [MESSAGE_ROW],
         "get-profile": [PROFILE_ROW],
         "list-profiles": [PROFILE_ROW],
+        "count-profiles": [(1,)],
         "get-api-key": [KEY_ROW],
         "list-api-keys": [KEY_ROW],
         "get-block": [BLOCK_ROW],
@@ -566,6 +570,8 @@ def _exercise(store: OracleStore) -> None:
     store.update_link("r1", "supports", "is_supported_by", None, {})
     store.list_links(None, None)
     store.list_links("m1", "supports")
+    assert store.count_links(None, None) == 1
+    assert store.count_links("m1", "supports") == 1
     with store.transaction(write=False):
         pages = store.scan_memories(datetime.now(timezone.utc), 10)
         assert [[m.id for m in page] for page in pages] == [["m2"]]
@@ -646,6 +652,7 @@ def _exercise_threads(store: OracleStore) -> None:
     store.insert_thread(info)
     assert store.get_thread("t") == thread_from_row(THREAD_ROW)
     assert [t.thread_id for t in store.list_threads("u", None, 10, 0)] == ["t"]
+    assert store.count_threads("u", None) == 1
     store.update_thread(info)
     assert store.reserve_message_positions("t", 2) == 0
     vector = np.array([1.0, 0.0], dtype=np.float32)
@@ -659,6 +666,7 @@ def _exercise_threads(store: OracleStore) -> None:
     store.insert_profile(Profile(kind="user", id="u", created_at=now))
     assert store.get_profile("user", "u") is not None
     assert [p.id for p in store.list_profiles("user", 10, 0)] == ["u"]
+    assert store.count_profiles("user") == 1
     assert store.delete_profile("user", "u")
 
 
