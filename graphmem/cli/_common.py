@@ -35,8 +35,25 @@ class UserError(click.ClickException):
     """A user error: one line on standard error, exit status 1."""
 
 
+_TEMPORARY = ("", ":memory:")
+
+
+def _kept_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuses ``""`` and ``":memory:"``: SQLite's temporary database, which starts
+    empty and is dropped when the command ends."""
+    if value in _TEMPORARY:
+        raise click.BadParameter(
+            f"{value!r} is SQLite's temporary database, empty and dropped when the command "
+            "ends: nothing would be kept; give a file (or an Oracle DSN)",
+            ctx=ctx,
+            param=param,
+        )
+    return value
+
+
 def store_options(func: F) -> F:
-    """``--db`` and ``--store``, also read from ``GRAPHMEM_DB`` / ``GRAPHMEM_STORE``."""
+    """``--db`` and ``--store``, also read from ``GRAPHMEM_DB`` / ``GRAPHMEM_STORE``
+    (an empty variable counts as unset)."""
     func = click.option(
         "--store",
         envvar="GRAPHMEM_STORE",
@@ -48,6 +65,7 @@ def store_options(func: F) -> F:
         "--db",
         envvar="GRAPHMEM_DB",
         required=True,
+        callback=_kept_db,
         metavar="PATH|DSN",
         help="SQLite file, or Oracle DSN user/password@host:port/service (env GRAPHMEM_DB).",
     )(func)
@@ -130,7 +148,7 @@ def _is_dsn(db: str) -> bool:
 @contextmanager
 def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[GraphMemory]:
     """The store at ``db``; a missing store is a user error unless ``create``."""
-    if not create and db != ":memory:" and not _is_dsn(db) and not Path(db).exists():
+    if not create and not _is_dsn(db) and not Path(db).exists():
         raise UserError(f"--db: no store at {db!r} (the file does not exist)")
     policy = SchemaPolicy.CREATE_IF_NECESSARY if create else SchemaPolicy.REQUIRE_EXISTING
     memory = GraphMemory(db, memory_store_id=store, schema_policy=policy)

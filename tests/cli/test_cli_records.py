@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from graphmem import GraphMemory
 
 
@@ -72,6 +74,29 @@ def test_add_without_db_is_a_usage_error(graphmem) -> None:
     run = graphmem("add", "a", env={"GRAPHMEM_DB": ""})
     assert run.code == 2
     assert "--db" in run.err
+
+
+@pytest.mark.parametrize(
+    ("db_value", "args"),
+    [
+        ("", ("add", "a")),
+        (":memory:", ("add", "a")),
+        (":memory:", ("import", "-")),
+        ("", ("keys", "create", "--role", "read")),
+        (":memory:", ("link", "a", "supports", "b")),
+        ("", ("list",)),
+    ],
+)
+def test_temporary_db_is_a_usage_error(graphmem, db_value: str, args: tuple[str, ...]) -> None:
+    run = graphmem(*args, "--db", db_value, stdin='{"kind": "memory", "content": "a"}\n')
+    assert run.code == 2, (run.code, run.out, run.err)
+    assert "--db" in run.err and "nothing would be kept" in run.err
+    assert run.out == ""
+
+
+def test_temporary_db_from_the_environment_is_refused_too(graphmem) -> None:
+    run = graphmem("add", "a", env={"GRAPHMEM_DB": ":memory:"})
+    assert run.code == 2 and "--db" in run.err and "nothing would be kept" in run.err
 
 
 def test_get_shows_fields_and_invalidating_links(graphmem, pizza_db: Path) -> None:
