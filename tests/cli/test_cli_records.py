@@ -49,6 +49,25 @@ def test_add_reads_standard_input_and_prints_json(graphmem, db: Path) -> None:
         assert memory.get_memory(new_id).content == "From stdin."
 
 
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Two lines.\nThe second.\n", "Two lines.\nThe second."),
+        ("From Windows.\r\n", "From Windows."),
+        ("Blank lines after.\n\n\r\n", "Blank lines after."),
+        ("  Spaces stay.  \n", "  Spaces stay.  "),
+    ],
+)
+def test_standard_input_loses_only_its_trailing_newlines(
+    graphmem, db: Path, text: str, content: str
+) -> None:
+    new_id = graphmem("add", "-", stdin=text).out.strip()
+    with GraphMemory(db) as memory:
+        assert memory.get_memory(new_id).content == content
+    run = graphmem("update", new_id, "--content", "-", "--json", stdin="Updated.\n" + text)
+    assert run.code == 0 and run.json()["content"] == "Updated.\n" + content
+
+
 def test_add_duplicate_id_is_a_user_error(graphmem, user_error) -> None:
     assert graphmem("add", "a", "--id", "x").code == 0
     user_error(graphmem("add", "b", "--id", "x"), "x")
