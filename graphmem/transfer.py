@@ -152,6 +152,9 @@ def _import(
         except Expired:
             report.expired += 1
             continue
+        except InvalidArgumentError as exc:  # "line 3: is not JSON", not "line 3: line: ..."
+            message = exc.detail if exc.argument == "line" else str(exc)
+            raise ImportLineError(number, message, report) from None
         except GraphMemError as exc:
             raise ImportLineError(number, str(exc), report) from None
         last = number

@@ -298,5 +298,6 @@ def _located(exc: GraphMemError, todo: _Checked, report: ImportReport) -> Import
         )
     items = memories if match.group(1) == "memories" else links
     number = items[int(match.group(2))][0]
-    rest = message[match.end() :].lstrip(".")
+    rest = message[match.end() :]  # ".content: ..." or ": ..." (the whole item)
+    rest = rest[1:] if rest.startswith(".") else rest.removeprefix(": ")
     return ImportLineError(number, rest or message, report)

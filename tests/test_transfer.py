@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
-from graphmem.errors import BackendError
+from graphmem.errors import BackendError, InvalidArgumentError
 from graphmem.stores.base import NewMemory
 from graphmem.testing.memory_store import MemoryStore
-from graphmem.transfer import ImportLineError, ImportStoreError
+from graphmem.transfer import ImportLineError, ImportReport, ImportStoreError
+from graphmem.transfer_batch import _Checked, _located
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -84,7 +85,7 @@ def test_expired_lines_are_counted_not_imported() -> None:
 def test_bad_line_error_carries_line_number_and_report() -> None:
     data = b'{"kind":"memory","memory_id":"a","content":"x"}\n\n[1]\n'
     target = GraphMemory(":memory:")
-    with pytest.raises(ImportLineError, match="line 3: line: must be a JSON object") as info:
+    with pytest.raises(ImportLineError, match="line 3: must be a JSON object") as info:
         target.import_jsonl(io.BytesIO(data), batch_size=1)
     assert info.value.line == 3 and info.value.report.memories == 1
 
@@ -147,6 +148,13 @@ def test_a_store_failure_is_a_store_error_that_blames_no_line() -> None:
     assert isinstance(info.value.__cause__, BackendError)
     assert (info.value.report.memories, info.value.report.committed_line) == (2, 2)
     assert [r.id for r in memory.list_memories()] == ["m0", "m1"]
+
+
+def test_an_error_about_a_whole_batch_item_names_its_line_and_no_empty_field() -> None:
+    todo = _Checked(memories=[(7, {})], links=[], extras=[], record_ids={}, relation_ids={})
+    error = InvalidArgumentError("memories[0]", "must be a mapping with content")
+    located = _located(error, todo, ImportReport())
+    assert (located.line, str(located)) == (7, "line 7: must be a mapping with content")
 
 
 def test_import_of_a_stored_id_is_refused_whatever_the_batch_holds() -> None:

@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from graphmem import GraphMemory
 
 
@@ -148,6 +150,30 @@ def test_import_unknown_key_names_its_line(graphmem, db, tmp_path, user_error) -
     source = tmp_path / "in.jsonl"
     source.write_text('{"kind": "memory", "content": "a"}\n{"kind": "memory", "colour": 1}\n')
     user_error(graphmem("import", str(source)), "line 2: memory: unknown keys 'colour'")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"kind": "memory", "content": "a"}\n{"kind": "memory"}\n',
+            "line 2: content: is required",
+        ),
+        (
+            '{"kind": "link", "source_record_id": "a", "target_record_id": "b", '
+            '"relation_type": "supports"}\n',
+            "line 1: source_record_type, target_record_type: are required",
+        ),
+        ("not json\n", "line 1: is not JSON (Expecting value, column 1)"),
+        ("[1]\n", "line 1: must be a JSON object"),
+    ],
+)
+def test_import_bad_line_message_names_what_is_wrong(
+    graphmem, tmp_path: Path, user_error, text: str, message: str
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(text)
+    user_error(graphmem("import", str(source)), f"graphmem: error: {message};")
 
 
 def test_import_interrupted_by_sigint_resumes_to_the_same_state(
