@@ -18,6 +18,18 @@ def test_demo_runs_and_keeps_its_file(graphmem, tmp_path: Path) -> None:
     assert (again.code, again.out) == (0, run.out)
 
 
+def test_demo_with_db_says_how_to_look_at_the_kept_store(graphmem, tmp_path: Path) -> None:
+    kept = tmp_path / "demo.db"
+    run = graphmem("demo", "--db", str(kept))
+    assert run.code == 0, run.err
+    command = f"graphmem list --db {kept} --store T_GRAPH_MEMORY"
+    assert run.err == f"kept in {kept} (store T_GRAPH_MEMORY): {command}\n"
+    assert "kept in" not in run.out
+    listed = graphmem(*command.split()[1:])
+    assert listed.code == 0 and "pizza-neapolitan-sourdough" in listed.out
+    assert graphmem("demo").err == ""
+
+
 def test_sql_prints_a_script_that_sqlite3_applies(graphmem, tmp_path: Path) -> None:
     run = graphmem("sql", "--dialect", "sqlite", "--prefix", "T_X")
     assert run.code == 0, run.err
