@@ -141,6 +141,14 @@ def test_get_missing_store_name_is_a_user_error(graphmem, pizza_db: Path, user_e
     user_error(graphmem("get", "thin", "--store", "other"), "'other' has no schema")
 
 
+def test_missing_store_name_names_the_stores_the_file_holds(
+    graphmem, pizza_db: Path, user_error
+) -> None:
+    assert graphmem("add", "x", "--store", "T_OTHER").code == 0
+    run = graphmem("stats", "--store", "absent")
+    user_error(run, f"{pizza_db} holds the stores graphmem, T_OTHER (choose one with --store)")
+
+
 def test_store_option_and_environment_select_the_prefix(graphmem, db: Path) -> None:
     assert graphmem("add", "a", "--id", "a", "--store", "S1").code == 0
     assert graphmem("get", "a", env={"GRAPHMEM_STORE": "S1"}).code == 0
