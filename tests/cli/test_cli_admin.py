@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -60,3 +64,43 @@ def test_every_verb_has_help_with_an_example(graphmem, verb: str) -> None:
     run = graphmem(verb, "--help")
     assert run.code == 0, run.err
     assert "Example:" in run.out and f"graphmem {verb}" in run.out
+
+
+def _documented_statuses() -> list[tuple[int, str]]:
+    """``(status, command)`` of the examples in the exit-status table of the CLI page."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "guide" / "cli.md"
+    found = []
+    for line in page.read_text("utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        status = re.fullmatch(r"`(\d+)`", cells[0])
+        if line.startswith("| `") and status and len(cells) == 3:
+            found += [(int(status[1]), c) for c in re.findall(r"`(graphmem [^`]*)`", cells[2])]
+    return found
+
+
+def test_the_documented_exit_statuses_hold(script: Path, tmp_path: Path) -> None:
+    examples = _documented_statuses()
+    assert {status for status, _ in examples} == {1, 2}, examples
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    subprocess.run(
+        [str(script), "add", "--db", "pizza.db", "--id", "thin", "Thin crust."],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    for status, command in examples:
+        done = subprocess.run(
+            [str(script), *shlex.split(command)[1:]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == status, (command, done.stderr)
+        assert "Traceback" not in done.stderr
+        if status == 1:
+            assert done.stderr.startswith("graphmem: error: "), (command, done.stderr)
+        else:
+            assert "Usage: graphmem" in done.stderr, (command, done.stderr)
