@@ -8,7 +8,10 @@ from pathlib import Path
 from graphmem.memory import GraphMemory
 from graphmem.models import SearchResultFormatConfig
 
-__all__ = ["run_demo"]
+__all__ = ["STORE", "run_demo"]
+
+STORE = "T_GRAPH_MEMORY"
+"""The demo's memory_store_id (table prefix)."""
 
 USER = "graph-demo-user"
 PIZZAS = (
@@ -28,7 +31,7 @@ def _statuses(memory: GraphMemory, say: Callable[[str], None], step: str) -> Non
 
 def run_demo(db: str | Path = ":memory:", say: Callable[[str], None] = print) -> None:
     """Create three preferences, link, edit, delete, relink, then search two hops."""
-    with GraphMemory(db, memory_store_id="T_GRAPH_MEMORY") as memory:
+    with GraphMemory(db, memory_store_id=STORE) as memory:
         for existing in memory.list_memories(user_id=USER, limit=1000):
             memory.delete_memory(existing.id)  # a rerun on the same file starts afresh
         thin, sour, neap = (

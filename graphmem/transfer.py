@@ -19,10 +19,10 @@ from graphmem.core.jsonl import Expired, link_line, memory_line, parse_line
 from graphmem.core.validation import check_positive
 from graphmem.errors import GraphMemError, InvalidArgumentError
 from graphmem.memory_api import MemoryApi
-from graphmem.transfer_batch import Batch, ImportLineError, ImportReport, flush
+from graphmem.transfer_batch import Batch, ImportLineError, ImportReport, ImportStoreError, flush
 from graphmem.transfer_export import prompt_lines, thread_lines
 
-__all__ = ["ImportLineError", "ImportReport", "TransferOperations"]
+__all__ = ["ImportLineError", "ImportReport", "ImportStoreError", "TransferOperations"]
 
 _EXPORT_PAGE = 500
 """Memories (or links) an export reads and writes at a time: its rows in memory are
@@ -121,6 +121,10 @@ class TransferOperations:
             ImportLineError: a line is malformed or cannot be stored (duplicate id
                 without ``resume``, unknown link endpoint, bad value); the message
                 names the line; that line's batch is not stored, earlier ones are.
+            ImportStoreError: the store failed (a driver error such as a read-only
+                database, a closed handle, a schema or embedder that does not
+                match), whatever the lines hold; the batch being written is not
+                stored, earlier ones are.
         """
         self._check_open()
         size = check_positive("batch_size", batch_size)
@@ -148,6 +152,9 @@ def _import(
         except Expired:
             report.expired += 1
             continue
+        except InvalidArgumentError as exc:  # "line 3: is not JSON", not "line 3: line: ..."
+            message = exc.detail if exc.argument == "line" else str(exc)
+            raise ImportLineError(number, message, report) from None
         except GraphMemError as exc:
             raise ImportLineError(number, str(exc), report) from None
         last = number

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.errors import GraphMemError
+from graphmem.errors import BackendError, ClosedError, GraphMemError, SchemaError
 from graphmem.memory_api import MemoryApi
 from graphmem.stores.base import NewLink, NewMemory
 from graphmem.transfer_threads import (
@@ -28,7 +28,7 @@ from graphmem.transfer_threads import (
     write_extras,
 )
 
-__all__ = ["Batch", "ImportLineError", "ImportReport", "flush"]
+__all__ = ["Batch", "ImportLineError", "ImportReport", "ImportStoreError", "flush"]
 
 _LOOKUP = 5000
 _INDEX = re.compile(r"^(memories|links)\[(\d+)\]")
@@ -72,6 +72,24 @@ class ImportLineError(GraphMemError):
         super().__init__(f"line {line}: {message}")
         self.line = line
         self.report = report
+
+
+class ImportStoreError(GraphMemError):
+    """The store failed during an import (a driver error, a closed handle, a schema or
+    embedder that does not match), whatever the lines hold; the batch being written
+    was rolled back, earlier batches are stored.
+
+    Attributes:
+        report: what earlier batches stored.
+    """
+
+    def __init__(self, message: str, report: ImportReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+_STORE_ERRORS = (BackendError, ClosedError, SchemaError)
+"""Failures of the store, not of a line: no line is to blame."""
 
 
 @dataclass
@@ -177,8 +195,17 @@ def flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport, l
 
     Each id is looked up once, in the writing transaction; with ``resume``, memory
     and message ids are first looked up before embedding, so stored ones are not
-    embedded again.
+    embedded again. A failure of the store raises :class:`ImportStoreError`, a
+    line that cannot be stored :class:`ImportLineError`.
     """
+    try:
+        _flush(memory, batch, resume, report)
+    except _STORE_ERRORS as exc:
+        raise ImportStoreError(str(exc), report) from exc
+    report.committed_line = last
+
+
+def _flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport) -> None:
     try:
         check_repeats(batch.extras)
     except LineProblem as exc:
@@ -192,6 +219,8 @@ def flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport, l
     try:
         new = memory._new_memories(item for _, item in todo.memories)
         built = memory._new_links(item for _, item in todo.links)
+    except _STORE_ERRORS:
+        raise
     except GraphMemError as exc:
         raise _located(exc, todo, report) from None
     texts = [m.content for m in new] + [e.value.content for e in todo.extras if e.kind == "message"]
@@ -201,11 +230,10 @@ def flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport, l
             _write(memory, todo, new, built, vectors, resume, report)
     except LineProblem as exc:
         raise ImportLineError(exc.number, str(exc), report) from None
-    except ImportLineError:
+    except (ImportLineError, *_STORE_ERRORS):
         raise
     except GraphMemError as exc:
         raise _located(exc, todo, report) from None
-    report.committed_line = last
 
 
 def _write(
@@ -270,5 +298,6 @@ def _located(exc: GraphMemError, todo: _Checked, report: ImportReport) -> Import
         )
     items = memories if match.group(1) == "memories" else links
     number = items[int(match.group(2))][0]
-    rest = message[match.end() :].lstrip(".")
+    rest = message[match.end() :]  # ".content: ..." or ": ..." (the whole item)
+    rest = rest[1:] if rest.startswith(".") else rest.removeprefix(": ")
     return ImportLineError(number, rest or message, report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -11,8 +12,11 @@ import numpy as np
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
+from graphmem.errors import BackendError, InvalidArgumentError
+from graphmem.stores.base import NewMemory
 from graphmem.testing.memory_store import MemoryStore
-from graphmem.transfer import ImportLineError
+from graphmem.transfer import ImportLineError, ImportReport, ImportStoreError
+from graphmem.transfer_batch import _Checked, _located
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -81,7 +85,7 @@ def test_expired_lines_are_counted_not_imported() -> None:
 def test_bad_line_error_carries_line_number_and_report() -> None:
     data = b'{"kind":"memory","memory_id":"a","content":"x"}\n\n[1]\n'
     target = GraphMemory(":memory:")
-    with pytest.raises(ImportLineError, match="line 3: line: must be a JSON object") as info:
+    with pytest.raises(ImportLineError, match="line 3: must be a JSON object") as info:
         target.import_jsonl(io.BytesIO(data), batch_size=1)
     assert info.value.line == 3 and info.value.report.memories == 1
 
@@ -112,10 +116,45 @@ def test_import_into_a_store_of_another_embedder_is_refused_and_writes_nothing(t
         memory.add_memory("stored first", memory_id="a")
     data = b'{"kind":"memory","memory_id":"b","content":"x"}\n'
     with GraphMemory(db, embedder=_Embedder(8)) as memory:
-        with pytest.raises(ImportLineError, match=r"line 1:.*embedd") as info:
+        with pytest.raises(ImportStoreError, match=r"embedd") as info:
             memory.import_jsonl(io.BytesIO(data))
+        assert not str(info.value).startswith("line")
         assert info.value.report.memories == 0
         assert [r.id for r in memory.list_memories()] == ["a"]
+
+
+class _FailingStore(MemoryStore):
+    """Writes its first batch of memories, then fails as a read-only database does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def insert_memories(self, memories: Sequence[NewMemory]) -> None:
+        self.writes += 1
+        if self.writes > 1:
+            raise BackendError("SQLite failed: attempt to write a readonly database")
+        super().insert_memories(memories)
+
+
+def test_a_store_failure_is_a_store_error_that_blames_no_line() -> None:
+    memory = GraphMemory(_FailingStore())
+    data = b"".join(
+        f'{{"kind":"memory","memory_id":"m{i}","content":"memory {i}"}}\n'.encode()
+        for i in range(4)
+    )
+    with pytest.raises(ImportStoreError, match=r"^SQLite failed: attempt to write") as info:
+        memory.import_jsonl(io.BytesIO(data), batch_size=2)
+    assert isinstance(info.value.__cause__, BackendError)
+    assert (info.value.report.memories, info.value.report.committed_line) == (2, 2)
+    assert [r.id for r in memory.list_memories()] == ["m0", "m1"]
+
+
+def test_an_error_about_a_whole_batch_item_names_its_line_and_no_empty_field() -> None:
+    todo = _Checked(memories=[(7, {})], links=[], extras=[], record_ids={}, relation_ids={})
+    error = InvalidArgumentError("memories[0]", "must be a mapping with content")
+    located = _located(error, todo, ImportReport())
+    assert (located.line, str(located)) == (7, "line 7: must be a mapping with content")
 
 
 def test_import_of_a_stored_id_is_refused_whatever_the_batch_holds() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,8 +13,10 @@ import click
 
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.tree_text import one_line
+from graphmem.errors import SchemaError
 from graphmem.memory import GraphMemory
 from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
+from graphmem.sqlfiles import DEFAULT_PREFIX
 
 __all__ = [
     "UserError",
@@ -35,8 +38,25 @@ class UserError(click.ClickException):
     """A user error: one line on standard error, exit status 1."""
 
 
+_TEMPORARY = ("", ":memory:")
+
+
+def _kept_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuses ``""`` and ``":memory:"``: SQLite's temporary database, which starts
+    empty and is dropped when the command ends."""
+    if value in _TEMPORARY:
+        raise click.BadParameter(
+            f"{value!r} is SQLite's temporary database, empty and dropped when the command "
+            "ends: nothing would be kept; give a file (or an Oracle DSN)",
+            ctx=ctx,
+            param=param,
+        )
+    return value
+
+
 def store_options(func: F) -> F:
-    """``--db`` and ``--store``, also read from ``GRAPHMEM_DB`` / ``GRAPHMEM_STORE``."""
+    """``--db`` and ``--store``, also read from ``GRAPHMEM_DB`` / ``GRAPHMEM_STORE``
+    (an empty variable counts as unset)."""
     func = click.option(
         "--store",
         envvar="GRAPHMEM_STORE",
@@ -48,6 +68,7 @@ def store_options(func: F) -> F:
         "--db",
         envvar="GRAPHMEM_DB",
         required=True,
+        callback=_kept_db,
         metavar="PATH|DSN",
         help="SQLite file, or Oracle DSN user/password@host:port/service (env GRAPHMEM_DB).",
     )(func)
@@ -127,13 +148,47 @@ def _is_dsn(db: str) -> bool:
     return "@" in db and "/" in db
 
 
+def _stores_in(path: str) -> list[str]:
+    """The ids of the graphmem stores in a SQLite file (those with ``<id>__meta`` and
+    ``<id>__memory`` tables, or the default store's ``graphmem_meta`` and
+    ``graphmem_memory``); read as immutable, so no journal file is created."""
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            names = {str(row[0]).lower(): str(row[0]) for row in rows}
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError):
+        return []
+    found = [
+        name[:-6]
+        for key, name in names.items()
+        if key.endswith("__meta") and f"{key[:-6]}__memory" in names
+    ]
+    if {f"{DEFAULT_PREFIX}_meta", f"{DEFAULT_PREFIX}_memory"} <= set(names):
+        found.append(DEFAULT_PREFIX)  # the default store's tables: graphmem_meta, ...
+    return sorted(found, key=str.lower)
+
+
 @contextmanager
 def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[GraphMemory]:
-    """The store at ``db``; a missing store is a user error unless ``create``."""
-    if not create and db != ":memory:" and not _is_dsn(db) and not Path(db).exists():
+    """The store at ``db``; a missing store is a user error unless ``create`` (naming
+    the stores the file holds, if any)."""
+    if not create and not _is_dsn(db) and not Path(db).exists():
         raise UserError(f"--db: no store at {db!r} (the file does not exist)")
     policy = SchemaPolicy.CREATE_IF_NECESSARY if create else SchemaPolicy.REQUIRE_EXISTING
-    memory = GraphMemory(db, memory_store_id=store, schema_policy=policy)
+    try:
+        memory = GraphMemory(db, memory_store_id=store, schema_policy=policy)
+    except SchemaError as exc:
+        others = [] if create or _is_dsn(db) else _stores_in(db)
+        wanted = (store or DEFAULT_PREFIX).lower()
+        if not others or wanted in (name.lower() for name in others):
+            raise  # no other store, or this one is there with another schema version
+        raise UserError(
+            f"{exc}; {db} holds the store{'s' if len(others) > 1 else ''} "
+            f"{', '.join(others)} (choose one with --store)"
+        ) from None
     try:
         yield memory
     finally:

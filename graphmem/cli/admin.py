@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import click
@@ -18,14 +19,22 @@ def demo(db: str) -> None:
     supersedes and refines links, a link edit and two deletes, the links recreated,
     then a 2-hop search whose tree is printed as prompt text.
 
+    With --db FILE the demo is kept in FILE, in the store T_GRAPH_MEMORY; standard
+    error then says how to look at it (graphmem list --db FILE --store T_GRAPH_MEMORY).
+
     \b
     Example:
       graphmem demo
       graphmem demo --db memories.db
     """
-    from graphmem.demo import run_demo
+    from graphmem.demo import STORE, run_demo
 
     run_demo(db)
+    if db not in ("", ":memory:"):
+        where = shlex.quote(db)
+        click.echo(
+            f"kept in {db} (store {STORE}): graphmem list --db {where} --store {STORE}", err=True
+        )
 
 
 @click.command()

@@ -23,7 +23,10 @@ def cli() -> None:
 
     Every data verb takes --db (a SQLite file or an Oracle DSN; env GRAPHMEM_DB)
     and --store (the table prefix; env GRAPHMEM_STORE), and --json for scripts.
-    Exit status: 0 success, 1 user error, 2 usage error, 130 interrupted.
+    Exit status: 0 success; 1 graphmem refused or failed (including an option
+    value the library refuses, such as --ttl-days -1); 2 usage error: the command
+    line could not be read (unknown option, missing argument, a value of the wrong
+    form); 130 interrupted.
     """
 
 

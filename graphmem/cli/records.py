@@ -24,7 +24,14 @@ __all__ = ["add", "delete", "get", "list_", "update"]
 
 
 def _content(text: str) -> str:
-    return sys.stdin.read() if text == "-" else text
+    """``text``, or standard input for ``-`` without its trailing newlines (``\\n`` or
+    ``\\r\\n``, as ``echo`` adds one); other trailing whitespace stays."""
+    if text != "-":
+        return text
+    read = sys.stdin.read()
+    while read.endswith("\n"):
+        read = read[:-2] if read.endswith("\r\n") else read[:-1]
+    return read
 
 
 @click.command()
@@ -49,7 +56,8 @@ def _content(text: str) -> str:
 @store_options
 @json_option
 def add(db: str, store: str | None, as_json: bool, metadata: str | None, **kwargs: Any) -> None:
-    """Add a memory (CONTENT, or - to read standard input); prints its id.
+    """Add a memory (CONTENT, or - to read standard input without its trailing
+    newlines); prints its id.
 
     \b
     Example:

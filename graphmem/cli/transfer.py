@@ -17,7 +17,7 @@ from graphmem.core.tree import MAX_HOPS
 from graphmem.core.validation import MAX_COUNT
 from graphmem.explore import links_among
 from graphmem.memory import GraphMemory
-from graphmem.transfer import ImportLineError, ImportReport
+from graphmem.transfer import ImportLineError, ImportReport, ImportStoreError
 
 __all__ = ["export", "import_"]
 
@@ -215,6 +215,17 @@ def _run(
         raise UserError(
             f"{exc}; lines up to {exc.report.committed_line} are stored "
             f"({_summary(exc.report)}); fix the line and rerun with --resume"
+        ) from None
+    except ImportStoreError as exc:
+        done = exc.report
+        raise UserError(
+            f"store error: {exc}; "
+            + (
+                f"lines up to {done.committed_line} are stored ({_summary(done)}); "
+                "rerun with --resume to continue"
+                if done.committed_line
+                else "nothing was imported"
+            )
         ) from None
     except KeyboardInterrupt:
         done = tracker.report

@@ -68,6 +68,17 @@ KINDS: dict[str, frozenset[str]] = {
     ),
 }
 """The keys each kind of line may hold (besides ``kind`` and the read-only fields)."""
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "memory": ("content",),
+    "link": (
+        "source_record_id",
+        "source_record_type",
+        "target_record_id",
+        "target_record_type",
+        "relation_type",
+    ),
+}
+"""The keys a memory or link line cannot do without (other kinds check their own)."""
 _EXPIRING = ("memory", "message")
 _SECONDS_PER_DAY = 86_400.0
 
@@ -130,7 +141,9 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
     """``(kind, keyword arguments)`` of one line (see :data:`KINDS`).
 
     Raises:
-        InvalidArgumentError: not JSON, not an object, an unknown kind or key.
+        InvalidArgumentError: not JSON, not an object (both named ``line``), an
+            unknown kind or key, a memory without ``content``, a link without
+            its ends' ids and types or its ``relation_type``.
         Expired: a memory or message whose ``expires_at`` is not after ``now``.
 
     >>> from datetime import datetime, timezone
@@ -154,6 +167,10 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
     unknown = set(payload) - KINDS[kind] - _READ_ONLY
     if unknown:
         raise InvalidArgumentError(kind, f"unknown keys {', '.join(sorted(map(repr, unknown)))}")
+    missing = [key for key in _REQUIRED.get(kind, ()) if key not in payload]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise InvalidArgumentError(", ".join(missing), f"{verb} required")
     expires = payload.pop("expires_at", None)
     payload.pop("status", None)
     payload.pop("created_at", None)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,18 @@ def test_demo_runs_and_keeps_its_file(graphmem, tmp_path: Path) -> None:
     assert "<relation_type>supersedes</relation_type>" in run.out
     again = graphmem("demo", "--db", str(tmp_path / "demo.db"))
     assert (again.code, again.out) == (0, run.out)
+
+
+def test_demo_with_db_says_how_to_look_at_the_kept_store(graphmem, tmp_path: Path) -> None:
+    kept = tmp_path / "demo.db"
+    run = graphmem("demo", "--db", str(kept))
+    assert run.code == 0, run.err
+    command = f"graphmem list --db {kept} --store T_GRAPH_MEMORY"
+    assert run.err == f"kept in {kept} (store T_GRAPH_MEMORY): {command}\n"
+    assert "kept in" not in run.out
+    listed = graphmem(*command.split()[1:])
+    assert listed.code == 0 and "pizza-neapolitan-sourdough" in listed.out
+    assert graphmem("demo").err == ""
 
 
 def test_sql_prints_a_script_that_sqlite3_applies(graphmem, tmp_path: Path) -> None:
@@ -48,3 +64,43 @@ def test_every_verb_has_help_with_an_example(graphmem, verb: str) -> None:
     run = graphmem(verb, "--help")
     assert run.code == 0, run.err
     assert "Example:" in run.out and f"graphmem {verb}" in run.out
+
+
+def _documented_statuses() -> list[tuple[int, str]]:
+    """``(status, command)`` of the examples in the exit-status table of the CLI page."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "guide" / "cli.md"
+    found = []
+    for line in page.read_text("utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        status = re.fullmatch(r"`(\d+)`", cells[0])
+        if line.startswith("| `") and status and len(cells) == 3:
+            found += [(int(status[1]), c) for c in re.findall(r"`(graphmem [^`]*)`", cells[2])]
+    return found
+
+
+def test_the_documented_exit_statuses_hold(script: Path, tmp_path: Path) -> None:
+    examples = _documented_statuses()
+    assert {status for status, _ in examples} == {1, 2}, examples
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    subprocess.run(
+        [str(script), "add", "--db", "pizza.db", "--id", "thin", "Thin crust."],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    for status, command in examples:
+        done = subprocess.run(
+            [str(script), *shlex.split(command)[1:]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == status, (command, done.stderr)
+        assert "Traceback" not in done.stderr
+        if status == 1:
+            assert done.stderr.startswith("graphmem: error: "), (command, done.stderr)
+        else:
+            assert "Usage: graphmem" in done.stderr, (command, done.stderr)

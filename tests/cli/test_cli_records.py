@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from graphmem import GraphMemory
 
 
@@ -47,6 +49,25 @@ def test_add_reads_standard_input_and_prints_json(graphmem, db: Path) -> None:
         assert memory.get_memory(new_id).content == "From stdin."
 
 
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Two lines.\nThe second.\n", "Two lines.\nThe second."),
+        ("From Windows.\r\n", "From Windows."),
+        ("Blank lines after.\n\n\r\n", "Blank lines after."),
+        ("  Spaces stay.  \n", "  Spaces stay.  "),
+    ],
+)
+def test_standard_input_loses_only_its_trailing_newlines(
+    graphmem, db: Path, text: str, content: str
+) -> None:
+    new_id = graphmem("add", "-", stdin=text).out.strip()
+    with GraphMemory(db) as memory:
+        assert memory.get_memory(new_id).content == content
+    run = graphmem("update", new_id, "--content", "-", "--json", stdin="Updated.\n" + text)
+    assert run.code == 0 and run.json()["content"] == "Updated.\n" + content
+
+
 def test_add_duplicate_id_is_a_user_error(graphmem, user_error) -> None:
     assert graphmem("add", "a", "--id", "x").code == 0
     user_error(graphmem("add", "b", "--id", "x"), "x")
@@ -74,6 +95,29 @@ def test_add_without_db_is_a_usage_error(graphmem) -> None:
     assert "--db" in run.err
 
 
+@pytest.mark.parametrize(
+    ("db_value", "args"),
+    [
+        ("", ("add", "a")),
+        (":memory:", ("add", "a")),
+        (":memory:", ("import", "-")),
+        ("", ("keys", "create", "--role", "read")),
+        (":memory:", ("link", "a", "supports", "b")),
+        ("", ("list",)),
+    ],
+)
+def test_temporary_db_is_a_usage_error(graphmem, db_value: str, args: tuple[str, ...]) -> None:
+    run = graphmem(*args, "--db", db_value, stdin='{"kind": "memory", "content": "a"}\n')
+    assert run.code == 2, (run.code, run.out, run.err)
+    assert "--db" in run.err and "nothing would be kept" in run.err
+    assert run.out == ""
+
+
+def test_temporary_db_from_the_environment_is_refused_too(graphmem) -> None:
+    run = graphmem("add", "a", env={"GRAPHMEM_DB": ":memory:"})
+    assert run.code == 2 and "--db" in run.err and "nothing would be kept" in run.err
+
+
 def test_get_shows_fields_and_invalidating_links(graphmem, pizza_db: Path) -> None:
     run = graphmem("get", "thin")
     assert run.code == 0
@@ -95,6 +139,14 @@ def test_get_missing_store_file_is_a_user_error(graphmem, tmp_path: Path, user_e
 
 def test_get_missing_store_name_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
     user_error(graphmem("get", "thin", "--store", "other"), "'other' has no schema")
+
+
+def test_missing_store_name_names_the_stores_the_file_holds(
+    graphmem, pizza_db: Path, user_error
+) -> None:
+    assert graphmem("add", "x", "--store", "T_OTHER").code == 0
+    run = graphmem("stats", "--store", "absent")
+    user_error(run, f"{pizza_db} holds the stores graphmem, T_OTHER (choose one with --store)")
 
 
 def test_store_option_and_environment_select_the_prefix(graphmem, db: Path) -> None:

@@ -7,10 +7,13 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+import pytest
 
 from graphmem import GraphMemory
 
@@ -149,6 +152,30 @@ def test_import_unknown_key_names_its_line(graphmem, db, tmp_path, user_error) -
     user_error(graphmem("import", str(source)), "line 2: memory: unknown keys 'colour'")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"kind": "memory", "content": "a"}\n{"kind": "memory"}\n',
+            "line 2: content: is required",
+        ),
+        (
+            '{"kind": "link", "source_record_id": "a", "target_record_id": "b", '
+            '"relation_type": "supports"}\n',
+            "line 1: source_record_type, target_record_type: are required",
+        ),
+        ("not json\n", "line 1: is not JSON (Expecting value, column 1)"),
+        ("[1]\n", "line 1: must be a JSON object"),
+    ],
+)
+def test_import_bad_line_message_names_what_is_wrong(
+    graphmem, tmp_path: Path, user_error, text: str, message: str
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(text)
+    user_error(graphmem("import", str(source)), f"graphmem: error: {message};")
+
+
 def test_import_interrupted_by_sigint_resumes_to_the_same_state(
     graphmem, script: Path, db: Path, tmp_path: Path
 ) -> None:
@@ -256,3 +283,53 @@ def test_import_message_before_its_thread_names_the_line(graphmem, db, tmp_path,
     message |= {"content": "x", "position": 0}
     source.write_text(json.dumps({"kind": "memory", "content": "a"}) + "\n" + json.dumps(message))
     user_error(graphmem("import", str(source)), "line 2: thread_id: no thread 't9'")
+
+
+def test_import_into_a_read_only_store_is_a_store_error(
+    graphmem, db: Path, tmp_path: Path, user_error
+) -> None:
+    assert graphmem("add", "kept", "--id", "k").code == 0
+    with db.open("r+b") as raw:  # a file format write version above 2: SQLite only reads it
+        raw.seek(18)
+        raw.write(bytes([3]))
+    source = tmp_path / "in.jsonl"
+    _write_jsonl(source, 3, 0)
+    run = graphmem("import", str(source))
+    user_error(run, "store error: SQLite failed: attempt to write a readonly database")
+    assert "line" not in run.err and "fix" not in run.err and "--resume" not in run.err
+    assert "nothing was imported" in run.err
+
+
+_FAIL_SECOND_BATCH = """
+import sys
+from graphmem.cli import main
+from graphmem.errors import BackendError
+from graphmem.stores.sqlite import SqliteStore
+
+original = SqliteStore.insert_memories
+calls = []
+
+def insert_memories(self, memories):
+    calls.append(1)
+    if len(calls) > 1:
+        raise BackendError("SQLite failed: disk I/O error")
+    original(self, memories)
+
+SqliteStore.insert_memories = insert_memories
+sys.exit(main())
+"""
+
+
+def test_import_store_error_after_a_batch_says_to_resume(db: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    _write_jsonl(source, 4, 0)
+    program = tmp_path / "fail.py"
+    program.write_text(_FAIL_SECOND_BATCH)
+    args = [sys.executable, str(program), "import", str(source), "--db", str(db)]
+    done = subprocess.run([*args, "--batch-size", "2"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("graphmem: error: store error: SQLite failed: disk I/O error;")
+    assert "lines up to 2 are stored" in done.stderr and "--resume" in done.stderr
+    assert "line 3" not in done.stderr and "fix" not in done.stderr
+    with GraphMemory(db) as memory:
+        assert [r.id for r in memory.list_memories()] == ["m0", "m1"]
