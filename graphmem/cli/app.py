@@ -9,7 +9,7 @@ import click
 
 from graphmem import __version__
 from graphmem.cli import admin, graph, links, records, service, transfer
-from graphmem.errors import GraphMemError
+from graphmem.errors import GraphMemError, InvalidArgumentError
 
 __all__ = ["cli", "main"]
 
@@ -53,6 +53,34 @@ for _command in (
     cli.add_command(_command)
 
 
+_FLAGS = {
+    "agent_id": "--agent",
+    "if_exists": "--if-exists",
+    "limit": "--limit",
+    "max_linked_results": "--cap",
+    "max_results": "--max-results",
+    "memory_store_id": "--store",
+    "memory_type": "--type",
+    "metadata": "--metadata",
+    "metadata_filter": "--where",
+    "num_hops": "--hops",
+    "offset": "--offset",
+    "opposite_relation_type": "--opposite",
+    "record_types": "--type",
+    "thread_id": "--thread",
+    "timestamp": "--timestamp",
+    "ttl_days": "--ttl-days",
+    "user_id": "--user",
+}
+"""The library's argument names that a verb's option carries, and the option: a
+refused value is reported under the option the user typed."""
+
+
+def _refused(exc: InvalidArgumentError) -> str:
+    flag = _FLAGS.get(exc.argument)
+    return str(exc) if flag is None else f"{flag}: {exc.detail}"
+
+
 def _fail(message: str) -> int:
     click.echo(f"graphmem: error: {message}", err=True)
     return 1
@@ -71,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.Abort:
         click.echo("graphmem: interrupted", err=True)
         return 130
+    except InvalidArgumentError as exc:
+        return _fail(_refused(exc))
     except GraphMemError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # the reader (e.g. `head`) went away: not an error

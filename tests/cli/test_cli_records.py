@@ -210,3 +210,17 @@ def test_delete_unknown_id_is_a_user_error(graphmem, pizza_db: Path, user_error)
 def test_unknown_verb_is_a_usage_error(graphmem) -> None:
     run = graphmem("frobnicate")
     assert run.code == 2 and "No such command" in run.err
+
+
+def test_a_value_the_library_refuses_is_reported_under_its_option(graphmem, db: Path) -> None:
+    for args, message in (
+        (("--ttl-days", "-1"), "graphmem: error: --ttl-days: must be a positive number"),
+        (("--timestamp", "notadate"), "graphmem: error: --timestamp: is not ISO 8601"),
+        (("--user", " "), "graphmem: error: --user: must not be blank"),
+        (("--metadata", '{"a": NaN}'), "graphmem: error: --metadata: "),
+    ):
+        run = graphmem("add", *args, "Some text.")
+        assert (run.code, run.err.split("\n")[0][: len(message)]) == (1, message), run.err
+    run = graphmem("list", "--store", "bad-store")
+    assert run.code == 1 and run.err.startswith("graphmem: error: --store: "), run.err
+    assert not db.exists() or graphmem("list").out.strip() == ""
