@@ -14,7 +14,16 @@ from graphmem.client.errors import (
     AuthenticationError,
     PermissionDeniedError,
 )
-from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.client.models import (
+    ChatMessage,
+    MemoryBlock,
+    RecordLinkList,
+    SearchHit,
+    SessionInfo,
+    SessionList,
+    UserInfo,
+    UserList,
+)
 from graphmem.client.sync import AgentMemoryClient, Session
 
 __all__ = [
@@ -29,7 +38,11 @@ __all__ = [
     "ChatMessage",
     "MemoryBlock",
     "PermissionDeniedError",
+    "RecordLinkList",
     "SearchHit",
     "Session",
     "SessionInfo",
+    "SessionList",
+    "UserInfo",
+    "UserList",
 ]

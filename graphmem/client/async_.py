@@ -9,8 +9,17 @@ from typing import Any
 import httpx
 
 from graphmem.client.calls import Call, memory_body
-from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.client.models import (
+    ChatMessage,
+    MemoryBlock,
+    RecordLinkList,
+    SearchHit,
+    SessionInfo,
+    SessionList,
+    UserList,
+)
 from graphmem.client.sync import _transport_error, read_answer
+from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
 
 __all__ = ["AsyncAgentMemoryClient", "AsyncSession"]
@@ -120,6 +129,16 @@ class AsyncAgentMemoryClient:
         result: dict[str, Any] = await self._send(Call.get_user(user_id))
         return result
 
+    async def list_users(self, limit: int = 100, offset: int = 0) -> UserList:
+        """Recorded users, oldest first, one page."""
+        result: UserList = await self._send(Call.list_users(limit, offset))
+        return result
+
+    async def delete_user(self, user_id: str) -> int:
+        """Forget a user with its sessions and records; returns how many records went."""
+        result: int = await self._send(Call.delete_user(user_id))
+        return result
+
     async def create_session(
         self,
         *,
@@ -134,6 +153,85 @@ class AsyncAgentMemoryClient:
 
     async def get_session(self, session_id: str) -> AsyncSession:
         return AsyncSession(self, await self._send(Call.get_session(session_id)))
+
+    async def list_sessions(
+        self, user_id: str | None = None, limit: int = 100, offset: int = 0
+    ) -> SessionList:
+        """Sessions (of one user, with ``user_id``), oldest first, one page."""
+        result: SessionList = await self._send(Call.list_sessions(user_id, limit, offset))
+        return result
+
+    # memories and links ----------------------------------------------------------------
+
+    async def add_record(
+        self,
+        content: str,
+        memory_type: str = "memory",
+        *,
+        memory_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Store one memory-like record (``memory``, ``fact``, ``preference``,
+        ``guideline``) of a recorded user, or in a session (whose user and agent it
+        takes); returns its id. Unlike :meth:`AsyncSession.add_memory`, no block is made
+        and nothing is extracted."""
+        call = Call.add_record(
+            content,
+            memory_type=memory_type,
+            memory_id=memory_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=None if metadata is None else dict(metadata),
+        )
+        result: str = await self._send(call)
+        return result
+
+    async def get_record(self, memory_id: str) -> MemoryRecord:
+        """A stored memory-like record, as :meth:`graphmem.GraphMemory.get_memory` gives it."""
+        result: MemoryRecord = await self._send(Call.get_record(memory_id))
+        return result
+
+    async def list_record_links(
+        self, memory_id: str, limit: int = 100, offset: int = 0
+    ) -> RecordLinkList:
+        """A memory's links (either end), oldest first, one page."""
+        result: RecordLinkList = await self._send(Call.list_record_links(memory_id, limit, offset))
+        return result
+
+    async def link_records(
+        self,
+        source_id: str,
+        source_type: str,
+        target_id: str,
+        target_type: str,
+        relation_type: str,
+        opposite_relation_type: str | None = None,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Link ``source -> target`` and return the relation id (a custom
+        ``relation_type`` needs ``opposite_relation_type``)."""
+        call = Call.link_records(
+            source_id=source_id,
+            source_type=source_type,
+            target_id=target_id,
+            target_type=target_type,
+            relation_type=relation_type,
+            opposite_relation_type=opposite_relation_type,
+            metadata=None if metadata is None else dict(metadata),
+        )
+        result: str = await self._send(call)
+        return result
+
+    async def delete_record_link(self, relation_id: str) -> None:
+        """Delete a link by its relation id."""
+        await self._send(Call.delete_record_link(relation_id))
+
+    # search ------------------------------------------------------------------------------
 
     async def search(self, query: str, **options: Any) -> list[SearchHit]:
         """Search memories (options: user_id, agent_id, session_id, record_types,

@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from graphmem.client.models import ChatMessage, MemoryBlock, SearchHit, SessionInfo
+from graphmem.client.models import (
+    ChatMessage,
+    MemoryBlock,
+    RecordLinkList,
+    SearchHit,
+    SessionInfo,
+    SessionList,
+    UserList,
+)
+from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
 
 __all__ = ["Call", "memory_body"]
@@ -97,6 +106,15 @@ class Call:
         return cls("GET", f"/v1/users/{_seg(user_id)}")
 
     @classmethod
+    def list_users(cls, limit: int, offset: int) -> Call:
+        params = {"limit": limit, "offset": offset}
+        return cls("GET", "/v1/users", params=params, read=UserList.model_validate)
+
+    @classmethod
+    def delete_user(cls, user_id: str) -> Call:
+        return cls("DELETE", f"/v1/users/{_seg(user_id)}", read=lambda a: a["deleted_records"])
+
+    @classmethod
     def create_session(
         cls, user_id: str, session_id: str | None, agent_id: str | None, metadata: Any
     ) -> Call:
@@ -111,6 +129,13 @@ class Call:
     @classmethod
     def get_session(cls, session_id: str) -> Call:
         return cls("GET", f"/v1/sessions/{_seg(session_id)}", read=SessionInfo.model_validate)
+
+    @classmethod
+    def list_sessions(cls, user_id: str | None, limit: int, offset: int) -> Call:
+        params: dict[str, Any] = {"limit": limit, "offset": offset}
+        if user_id is not None:
+            params["user_id"] = user_id
+        return cls("GET", "/v1/sessions", params=params, read=SessionList.model_validate)
 
     @classmethod
     def delete_session(cls, session_id: str) -> Call:
@@ -151,6 +176,35 @@ class Call:
             params={"limit": limit, "offset": offset},
             read=lambda a: [MemoryBlock.model_validate(b) for b in a["blocks"]],
         )
+
+    # memories and links -------------------------------------------------------------------
+
+    @classmethod
+    def add_record(cls, content: str, **fields: Any) -> Call:
+        body = {"content": content, **{k: v for k, v in fields.items() if v is not None}}
+        return cls("POST", "/v1/memories", body, read=lambda a: a["id"])
+
+    @classmethod
+    def get_record(cls, memory_id: str) -> Call:
+        return cls("GET", f"/v1/memories/{_seg(memory_id)}", read=MemoryRecord.model_validate)
+
+    @classmethod
+    def list_record_links(cls, memory_id: str, limit: int, offset: int) -> Call:
+        return cls(
+            "GET",
+            f"/v1/memories/{_seg(memory_id)}/links",
+            params={"limit": limit, "offset": offset},
+            read=RecordLinkList.model_validate,
+        )
+
+    @classmethod
+    def link_records(cls, **fields: Any) -> Call:
+        body = {k: v for k, v in fields.items() if v is not None}
+        return cls("POST", "/v1/links", body, read=lambda a: a["relation_id"])
+
+    @classmethod
+    def delete_record_link(cls, relation_id: str) -> Call:
+        return cls("DELETE", f"/v1/links/{_seg(relation_id)}", read=_none)
 
     # search -------------------------------------------------------------------------------
 

@@ -7,7 +7,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ChatMessage", "MemoryBlock", "SearchHit", "SessionInfo"]
+from graphmem.models import RecordRelation
+
+__all__ = [
+    "ChatMessage",
+    "MemoryBlock",
+    "RecordLinkList",
+    "SearchHit",
+    "SessionInfo",
+    "SessionList",
+    "UserInfo",
+    "UserList",
+]
 
 
 class ChatMessage(BaseModel):
@@ -63,3 +74,51 @@ class SearchHit(BaseModel):
     distance: float | None
     linked_count: int
     content: str
+
+
+class UserInfo(BaseModel):
+    """A recorded user."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user_id: str
+    information: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class UserList(BaseModel):
+    """One page of users, oldest first: ``count`` on this page, ``total`` in all."""
+
+    model_config = ConfigDict(frozen=True)
+
+    users: list[UserInfo]
+    count: int
+    total: int
+    limit: int
+    offset: int
+
+
+class SessionList(BaseModel):
+    """One page of sessions (of one user, when the list was asked with ``user_id``),
+    oldest first: ``count`` on this page, ``total`` in all."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sessions: list[SessionInfo]
+    count: int
+    total: int
+    limit: int
+    offset: int
+
+
+class RecordLinkList(BaseModel):
+    """One page of a memory's links (either end), oldest first: ``count`` on this
+    page, ``total`` in all."""
+
+    model_config = ConfigDict(frozen=True)
+
+    links: list[RecordRelation]
+    count: int
+    total: int
+    limit: int
+    offset: int
