@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ from graphmem.errors import SchemaError
 from graphmem.memory import GraphMemory
 from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
 from graphmem.sqlfiles import DEFAULT_PREFIX
+from graphmem.stores.sqlite_schema import stores_in_file
 
 __all__ = [
     "UserError",
@@ -148,29 +148,6 @@ def _is_dsn(db: str) -> bool:
     return "@" in db and "/" in db
 
 
-def _stores_in(path: str) -> list[str]:
-    """The ids of the graphmem stores in a SQLite file (those with ``<id>__meta`` and
-    ``<id>__memory`` tables, or the default store's ``graphmem_meta`` and
-    ``graphmem_memory``); read as immutable, so no journal file is created."""
-    try:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            names = {str(row[0]).lower(): str(row[0]) for row in rows}
-        finally:
-            conn.close()
-    except (sqlite3.Error, ValueError):
-        return []
-    found = [
-        name[:-6]
-        for key, name in names.items()
-        if key.endswith("__meta") and f"{key[:-6]}__memory" in names
-    ]
-    if {f"{DEFAULT_PREFIX}_meta", f"{DEFAULT_PREFIX}_memory"} <= set(names):
-        found.append(DEFAULT_PREFIX)  # the default store's tables: graphmem_meta, ...
-    return sorted(found, key=str.lower)
-
-
 @contextmanager
 def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[GraphMemory]:
     """The store at ``db``; a missing store is a user error unless ``create`` (naming
@@ -181,7 +158,7 @@ def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[Gr
     try:
         memory = GraphMemory(db, memory_store_id=store, schema_policy=policy)
     except SchemaError as exc:
-        others = [] if create or _is_dsn(db) else _stores_in(db)
+        others = [] if create or _is_dsn(db) else stores_in_file(db)
         wanted = (store or DEFAULT_PREFIX).lower()
         if not others or wanted in (name.lower() for name in others):
             raise  # no other store, or this one is there with another schema version

@@ -48,11 +48,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 from graphmem.errors import SchemaError
 from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_statements, object_prefix
 
-__all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements"]
+__all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements", "stores_in_file"]
 
 SCHEMA_VERSION = "10"
 """The version install.sql writes; an older store is upgraded by re-running it."""
@@ -342,3 +343,27 @@ def _rename_legacy(conn: sqlite3.Connection, store_id: str) -> None:
             conn.execute(f'DROP {kind.upper()} "{name}"')
     for suffix, name in old.items():
         conn.execute(f'ALTER TABLE "{name}" RENAME TO "{store_id}__{suffix}"')
+
+
+def stores_in_file(path: str) -> list[str]:
+    """The ids of the graphmem stores in a SQLite file, for a message naming them:
+    those with ``<id>__meta`` and ``<id>__memory`` tables, or the default store's
+    ``graphmem_meta`` and ``graphmem_memory``. The file is read as immutable, so
+    no journal file is created."""
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            names = {str(row[0]).lower(): str(row[0]) for row in rows}
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError):
+        return []
+    found = [
+        name[:-6]
+        for key, name in names.items()
+        if key.endswith("__meta") and f"{key[:-6]}__memory" in names
+    ]
+    if {f"{DEFAULT_PREFIX}_meta", f"{DEFAULT_PREFIX}_memory"} <= set(names):
+        found.append(DEFAULT_PREFIX)  # the default store's tables: graphmem_meta, ...
+    return sorted(found, key=str.lower)

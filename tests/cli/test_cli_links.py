@@ -19,7 +19,7 @@ def test_link_creates_a_lifecycle_link_and_invalidates_the_target(graphmem, db: 
 
 
 def test_link_custom_type_needs_an_opposite(graphmem, pizza_db: Path, user_error) -> None:
-    user_error(graphmem("link", "neap", "mentions", "thin"), "opposite_relation_type")
+    user_error(graphmem("link", "neap", "mentions", "thin"), "--opposite: ")
     run = graphmem("link", "neap", "mentions", "thin", "--opposite", "is_mentioned_by", "--json")
     assert run.code == 0 and run.json()["id"]
 
