@@ -68,8 +68,10 @@ class MemoryAdds(MemoryWrites, LinkWrites):
             ttl_days: expire after this many days; search and list_memories leave expired
                 memories out (get_memory still finds them by id).
             if_exists: when ``memory_id`` is stored already: ``"error"`` raises,
-                ``"skip"`` keeps the stored memory, ``"replace"`` deletes it with its
-                links and stores this one (``update_memory`` keeps the links).
+                ``"skip"`` keeps the stored memory and writes nothing (no link of
+                this call either), ``"replace"`` deletes it with its links and stores
+                this one (``update_memory`` keeps the links). The id of a thread's
+                message is a ``ConflictError`` whatever the choice.
             autonomous_linking: ask the LLM (``GraphMemory(llm=...)``) which typed
                 links join the new memory to its nearest stored memories in the
                 same user/agent scope (at most 5 candidates, one LLM call); the
@@ -110,6 +112,11 @@ class MemoryAdds(MemoryWrites, LinkWrites):
             memory, memory_id_to_link, link_type, link_id, link_timestamp, link_metadata
         )
         llm = self._linking_llm(check_flag("autonomous_linking", autonomous_linking))
+        if policy == "skip":  # a stored memory is kept: no embedding, no LLM call
+            with self._store.transaction(write=False):
+                kind = self._stored_kinds([memory.record_id]).get(memory.record_id)
+            if kind is not None and kind != "message":
+                return memory.record_id
         vectors = self._embed([memory.content])
         plan = LinkPlan()
         if llm is not None:
@@ -122,7 +129,8 @@ class MemoryAdds(MemoryWrites, LinkWrites):
             record = ExtractedRecord(memory.record_type, memory.content, ())
             plan = ask_links(self._store, llm, scope, [record], vectors, None)
         with self._store.transaction():
-            self._insert([memory], vectors, batch=False, if_exists=policy)
+            if self._insert([memory], vectors, batch=False, if_exists=policy):
+                return memory.record_id  # kept as stored ("skip"): nothing else is written
             if explicit is not None:
                 self._write_explicit(explicit)
             if plan.proposals:

@@ -108,12 +108,14 @@ class MemoryWrites(StoreHandle):
         vectors: npt.NDArray[np.float32],
         batch: bool,
         if_exists: str = "error",
-    ) -> None:
-        """Write ``memories`` with their checked vectors in one transaction.
+    ) -> AbstractSet[str]:
+        """Write ``memories`` with their checked vectors in one transaction; returns
+        the ids kept as stored (``"skip"``).
 
         ``if_exists`` (graphmem.upsert) says what a stored id does: raise, keep the
-        stored memory (``"skip"``), or delete it with its links first (``"replace"``).
-        Ids are looked up in the writing transaction, so the answer cannot go stale.
+        stored memory (``"skip"``), or delete it with its links first (``"replace"``);
+        an id that is a thread's message is refused whatever the policy. Ids are
+        looked up in the writing transaction, so the answer cannot go stale.
         """
         with self._store.transaction():
             self._use_embedder(int(vectors.shape[1]))
@@ -121,10 +123,10 @@ class MemoryWrites(StoreHandle):
             kinds = self._stored_kinds(ids)
             stored = set(kinds)
             message = next((rid for rid in ids if kinds.get(rid) == "message"), None)
-            if message is not None and if_exists == "replace":
+            if message is not None and if_exists != "error":
                 raise ConflictError(
-                    f"memory_id {message!r} is a message of a thread; if_exists='replace' "
-                    "replaces memories only"
+                    f"memory_id {message!r} is a message of a thread; if_exists="
+                    f"{if_exists!r} applies to memories only"
                 )
             if stored and if_exists == "error":
                 index = next(i for i, rid in enumerate(ids) if rid in stored)
@@ -138,6 +140,7 @@ class MemoryWrites(StoreHandle):
                     self._store.delete_memory(record_id)
                 stored = set()
             self._write_memories(memories, vectors, skip=stored)
+            return stored
 
     def _write_memories(
         self,

@@ -75,3 +75,56 @@ def test_if_exists_bad_value_is_an_invalid_argument(memory: GraphMemory) -> None
         memory.add_memory("x", memory_id="a", if_exists="overwrite")
     with pytest.raises(InvalidArgumentError, match="if_exists"):
         memory.add_memories([{"content": "x"}], if_exists="")
+
+
+@pytest.mark.parametrize("policy", ["skip", "replace"])
+def test_a_message_id_is_refused_whatever_the_policy(memory: GraphMemory, policy: str) -> None:
+    thread = memory.create_thread("t")
+    (message_id,) = thread.add_messages([{"role": "user", "content": "hello"}])
+    with pytest.raises(ConflictError, match="is a message of a thread"):
+        memory.add_memory(
+            "x",
+            memory_id=message_id,
+            if_exists=policy,
+            memory_id_to_link="a",
+            link_type="supports",
+        )
+    with pytest.raises(ConflictError, match="is a message of a thread"):
+        memory.add_memories([{"content": "x", "memory_id": message_id}], if_exists=policy)
+    assert [link.id for link in memory.list_record_links()] == ["L"]
+    assert [m.content for m in thread.get_messages()] == ["hello"]
+
+
+class _CountingLlm:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def chat(self, messages: object, *, json_schema: object = None) -> str:
+        self.calls += 1
+        return '{"links": []}'
+
+
+def test_skip_of_a_stored_memory_writes_no_link_and_asks_no_model() -> None:
+    from graphmem import HashingEmbedder
+
+    llm, embedder = _CountingLlm(), HashingEmbedder(dim=8)
+    embedded = []
+    original = embedder.embed
+    embedder.embed = lambda texts: embedded.append(texts) or original(texts)  # type: ignore[method-assign]
+    with GraphMemory(":memory:", embedder=embedder, llm=llm) as memory:
+        memory.add_memory("Tea.", memory_id="a")
+        memory.add_memory("Milk.", memory_id="b")
+        before = len(embedded)
+        kept = memory.add_memory(
+            "Coffee now.",
+            memory_id="a",
+            if_exists="skip",
+            memory_id_to_link="b",
+            link_type="supersedes",
+            autonomous_linking=True,
+        )
+        assert kept == "a"
+        assert memory.list_record_links() == []
+        assert memory.get_memory("b").status == "valid"
+        assert (len(embedded), llm.calls) == (before, 0)
+        assert memory.get_memory("a").content == "Tea."
