@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 __all__ = [
@@ -37,6 +38,21 @@ def keyword_terms(text: str) -> list[str]:
     for word in _WORD.findall(text.lower()):
         seen.setdefault(word, None)
     return list(seen)[:MAX_TERMS]
+
+
+def fold_accents(term: str) -> str:
+    """``term`` without its combining accents, as SQLite's FTS5 ``unicode61``
+    tokenizer indexes words (``café`` -> ``cafe``, ``ñandú`` -> ``nandu``).
+
+    >>> [fold_accents(t) for t in ("café", "ñandú", "straße", "tea")]
+    ['cafe', 'nandu', 'straße', 'tea']
+    """
+    if term.isascii():
+        return term
+    decomposed = unicodedata.normalize("NFD", term)
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
+    )
 
 
 def reciprocal_rank_fusion(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.fusion import drop_common_terms
+from graphmem.core.fusion import drop_common_terms, fold_accents
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, SchemaError
 from graphmem.models import RecordRelation, SchemaPolicy
@@ -276,6 +276,7 @@ class SqliteStore(SqlStore):
             total = int(self._run("count-keyword-documents").fetchone()[0])
             self._term_counts = (None if version is None else version[0], total, {})
         _, total, known = self._term_counts
+        terms = list(dict.fromkeys(fold_accents(t) for t in terms))  # as the index holds them
         missing = [t for t in terms if t not in known]
         if missing:
             found = dict(self._run("select-term-counts", terms=json.dumps(missing)).fetchall())

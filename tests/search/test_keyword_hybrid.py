@@ -170,3 +170,18 @@ def test_sqlite_keyword_leaves_stop_words_out_of_the_match(tmp_path: Path) -> No
     assert _ids(memory.search("the kestrel", strategy="keyword")) == ["k"]
     # a query of common words only keeps its rarest word
     assert len(memory.search("the", strategy="keyword", max_results=50)) == 21
+
+
+def test_sqlite_keyword_matches_words_with_or_without_accents(tmp_path: Path) -> None:
+    memory = GraphMemory(tmp_path / "accents.db", clock=ManualClock())
+    memory.add_memories(
+        [
+            {"content": "Meet at the café near the ñandú enclosure.", "memory_id": "cafe"},
+            {"content": "Orders ship on Mondays.", "memory_id": "ship"},
+            {"content": "Invoices are sent monthly.", "memory_id": "bill"},
+        ]
+    )
+    for query in ("café", "cafe", "CAFÉ", "ñandú", "Nandu", "where is the café?"):
+        assert _ids(memory.search(query, strategy="keyword")) == ["cafe"], query
+        assert _ids(memory.search(query, strategy="hybrid"))[0] == "cafe", query
+    memory.close()
