@@ -174,9 +174,14 @@ def _parse(reply: str) -> SummaryUpdate:
         raise _bad_reply(f"is not JSON: {reply[:80]!r}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("summary"), str):
         raise _bad_reply("has no string 'summary'")
-    topics = data.get("topics", [])
-    if not isinstance(topics, list):
-        raise _bad_reply("has 'topics' that is not a list")
+    if not data["summary"].strip():
+        raise _bad_reply("has a blank 'summary'")
+    topics = data.get("topics")
+    if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+        raise _bad_reply("has no 'topics' list of strings")
+    extra = sorted(set(data) - {"summary", "topics"})
+    if extra:
+        raise _bad_reply(f"has keys outside the schema: {', '.join(map(repr, extra))}")
     return " ".join(data["summary"].split()), clean_topics(topics)
 
 

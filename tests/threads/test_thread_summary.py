@@ -169,3 +169,30 @@ def test_card_query_comes_from_summary_and_topics(server: ModelServer) -> None:
     assert card.summary == "User wants pizza." and card.topics == ("pizza",)
     assert card.relevant_records[0].id == "pizza"
     assert "<topic>pizza</topic>" in card.content
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        json.dumps({"summary": "", "topics": ["x"]}),
+        json.dumps({"summary": "   ", "topics": []}),
+        json.dumps({"summary": "S2"}),
+        json.dumps({"summary": "S3", "topics": [1, None]}),
+        json.dumps({"summary": "S4", "topics": "tea"}),
+        json.dumps({"summary": "S5", "topics": [], "notes": "extra"}),
+    ],
+)
+def test_a_reply_outside_the_schema_keeps_the_summary_and_warns(
+    server: ModelServer, reply: str
+) -> None:
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
+    thread = memory.create_thread("t")
+    server.queue_replies(_reply("A good summary.", ["tea"]))
+    thread.add_messages(_say("first"))
+    server.queue_replies(reply)
+    with pytest.warns(RuntimeWarning, match="summary was not updated"):
+        thread.add_messages(_say("second"))
+    info = thread.info()
+    assert (info.summary, info.topics, info.summarized_count) == ("A good summary.", ("tea",), 1)
