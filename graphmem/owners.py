@@ -1,4 +1,5 @@
-"""Names for the holders of leased work (extraction jobs, service blocks).
+"""Names for the holders of leased work (extraction jobs, service blocks), and the
+renewal of their leases.
 
 An owner is ``host:pid:token``. A lease names its owner, so that a process can
 tell a holder that has stopped (same host, no such process, or an owner of this
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import uuid
+from collections.abc import Callable
 
-__all__ = ["HOST", "new_owner", "owner_gone", "retire_owner"]
+__all__ = ["HOST", "LeaseKeeper", "new_owner", "owner_gone", "retire_owner"]
 
 HOST = socket.gethostname()
 _LIVE: set[str] = set()
@@ -53,3 +56,66 @@ def owner_gone(owner: str) -> bool:
     except OSError:
         return False
     return False
+
+
+class LeaseKeeper:
+    """The work a holder has in hand, and a thread that renews its leases.
+
+    ``renew(ids)`` extends the leases of ``ids`` (sorted) and returns how many it
+    extended; ``every()`` is the pause between two renewals, read each time (a
+    third of the lease, say). The thread starts with the first held id (again in
+    a process forked since, whose copy has no thread) and ends with :meth:`stop`.
+    """
+
+    def __init__(
+        self, name: str, renew: Callable[[list[str]], int], every: Callable[[], float]
+    ) -> None:
+        self._name = name
+        self._renew = renew
+        self._every = every
+        self._held: set[str] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def hold(self, item: str) -> None:
+        """Keep ``item``'s lease until :meth:`let_go`."""
+        with self._lock:
+            self._held.add(item)
+            thread = self._thread
+            if (thread is None or not thread.is_alive()) and not self._stop.is_set():
+                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+                try:
+                    self._thread.start()
+                except RuntimeError:  # no thread to be had: the work keeps one lease
+                    self._thread = None
+
+    def let_go(self, item: str) -> None:
+        with self._lock:
+            self._held.discard(item)
+
+    def renew(self) -> int:
+        """Renew the leases of the work held now; how many were renewed."""
+        with self._lock:
+            held = sorted(self._held)
+        return self._renew(held) if held else 0
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._every()):
+            try:
+                self.renew()
+            except Exception:  # the store closed under us, or a transient error
+                if self._stop.is_set():
+                    return
+
+    def stop(self, timeout: float) -> None:
+        """End the renewing thread (waiting up to ``timeout`` seconds); a later
+        :meth:`restart` allows it again."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def restart(self) -> None:
+        """Allow the thread again after :meth:`stop` (it starts with the next hold)."""
+        self._stop.clear()

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from graphmem.core.validation import utc_now
 from graphmem.errors import GraphMemError
 from graphmem.extraction.run import ExtractionRequest, JobLost, plan_extraction, write_extraction
-from graphmem.owners import new_owner, owner_gone, retire_owner
+from graphmem.owners import LeaseKeeper, new_owner, owner_gone, retire_owner
 from graphmem.stores.job_base import StoredJob
 
 if TYPE_CHECKING:
@@ -82,8 +82,9 @@ class JobRunner:
         self._lock = threading.Lock()
         self._recovered_at = 0.0
         self._claimed = False  # close() has jobs to give back only if one was claimed
-        self._running: set[str] = set()  # the jobs this runner is executing now
-        self._renewer: threading.Thread | None = None
+        self._leases = LeaseKeeper(
+            "graphmem-extraction-lease", self._renew_jobs, lambda: LEASE_SECONDS / 3
+        )
 
     # running jobs ---------------------------------------------------------------
 
@@ -132,49 +133,24 @@ class JobRunner:
         if job is None:
             return False
         self._claimed = True
-        self._held(job.job_id)
+        self._leases.hold(job.job_id)  # renewed while it runs
         try:
             self._execute(job)
         finally:
-            with self._lock:
-                self._running.discard(job.job_id)
+            self._leases.let_go(job.job_id)
         return True
 
     # leases -----------------------------------------------------------------------
 
-    def _held(self, job_id: str) -> None:
-        """Renew ``job_id``'s lease while it runs: start the renewing thread (once,
-        or again in a process forked since)."""
-        with self._lock:
-            self._running.add(job_id)
-            renewer = self._renewer
-            if (renewer is None or not renewer.is_alive()) and not self._stop.is_set():
-                self._renewer = threading.Thread(
-                    target=self._renew_loop, name="graphmem-extraction-lease", daemon=True
-                )
-                try:
-                    self._renewer.start()
-                except RuntimeError:  # no thread to be had: the job keeps one lease
-                    self._renewer = None
-
-    def _renew_loop(self) -> None:
-        while not self._stop.wait(LEASE_SECONDS / 3):
-            try:
-                self.renew_leases()
-            except Exception:  # the store closed under us, or a transient error
-                if self._stop.is_set():
-                    return
-
     def renew_leases(self) -> int:
         """Extend the lease of every job this runner is executing now; how many."""
-        with self._lock:
-            running = sorted(self._running)
-        if not running:
-            return 0
+        return self._leases.renew()
+
+    def _renew_jobs(self, job_ids: list[str]) -> int:
         store, now = self._memory._store, utc_now()
         until = now + timedelta(seconds=LEASE_SECONDS)
         with store.transaction():
-            return sum(store.renew_job_lease(j, self.owner, now, until) for j in running)
+            return sum(store.renew_job_lease(j, self.owner, now, until) for j in job_ids)
 
     def _execute(self, job: StoredJob) -> None:
         memory = self._memory
@@ -240,8 +216,7 @@ class JobRunner:
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
-        if self._renewer is not None:
-            self._renewer.join(max(0.0, deadline - time.monotonic()))
+        self._leases.stop(max(0.0, deadline - time.monotonic()))
         retire_owner(self.owner)
         if not self._claimed:
             return

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from graphmem.core.validation import utc_now
 from graphmem.errors import GraphMemError
-from graphmem.owners import new_owner, owner_gone, retire_owner
+from graphmem.owners import LeaseKeeper, new_owner, owner_gone, retire_owner
 
 if TYPE_CHECKING:
     from graphmem.stores.base import Store
@@ -47,11 +47,12 @@ class BlockWorker:
         self.owner = new_owner()
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._queued: set[str] = set()
-        self._held: set[str] = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
-        self._renewer: threading.Thread | None = None
+        self._leases = LeaseKeeper(
+            "graphmem-block-lease", self._renew_blocks, lambda: LEASE_SECONDS / 3
+        )
         self._recovered_at = 0.0
 
     if TYPE_CHECKING:
@@ -76,39 +77,19 @@ class BlockWorker:
 
     def _hold(self, block_id: str) -> None:
         """Renew ``block_id``'s lease while it is processed here."""
-        with self._lock:
-            self._held.add(block_id)
-            renewer = self._renewer
-            if (renewer is None or not renewer.is_alive()) and not self._stop.is_set():
-                self._renewer = threading.Thread(
-                    target=self._renew_loop, name="graphmem-block-lease", daemon=True
-                )
-                try:
-                    self._renewer.start()
-                except RuntimeError:  # no thread to be had: the block keeps one lease
-                    self._renewer = None
+        self._leases.hold(block_id)
 
     def _let_go(self, block_id: str) -> None:
-        with self._lock:
-            self._held.discard(block_id)
-
-    def _renew_loop(self) -> None:
-        while not self._stop.wait(LEASE_SECONDS / 3):
-            try:
-                self.renew_leases()
-            except Exception:  # the store closed under us, or a transient error
-                if self._stop.is_set():
-                    return
+        self._leases.let_go(block_id)
 
     def renew_leases(self) -> int:
         """Extend the lease of every block processed here now; how many."""
-        with self._lock:
-            held = sorted(self._held)
-        if not held:
-            return 0
+        return self._leases.renew()
+
+    def _renew_blocks(self, block_ids: list[str]) -> int:
         until = self._lease(utc_now())
         with self._store.transaction():
-            return sum(self._store.renew_block_lease(b, self.owner, until) for b in held)
+            return sum(self._store.renew_block_lease(b, self.owner, until) for b in block_ids)
 
     def recover(self, force: bool = False) -> int:
         """Make pending again the blocks of gone holders and of expired leases, and queue
@@ -157,9 +138,7 @@ class BlockWorker:
             self._queue.put(None)
             self._worker.join(timeout=30)
             self._worker = None
-        if self._renewer is not None:
-            self._renewer.join(timeout=5)
-            self._renewer = None
+        self._leases.stop(5.0)
         retire_owner(self.owner)
         try:
             with self._store.transaction():
@@ -167,6 +146,7 @@ class BlockWorker:
         except GraphMemError:
             pass  # the store is gone: another server takes them over (owner gone)
         self.owner = new_owner()
+        self._leases.restart()
         self._stop.clear()
 
     def _work(self) -> None:

@@ -155,7 +155,7 @@ def test_a_lease_renewed_keeps_the_block_and_one_run_out_loses_it(
 ) -> None:
     monkeypatch.setattr(block_worker, "LEASE_SECONDS", 1.5)
     if not renew:
-        monkeypatch.setattr(BlockWorker, "renew_leases", lambda self: 0)
+        monkeypatch.setattr(BlockWorker, "_renew_blocks", lambda self, ids: 0)
     llm = Llm("chat-model", api_base=models.url)
     db = tmp_path / "leases.db"
     with (
