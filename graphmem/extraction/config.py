@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, field_validator
 
+from graphmem.core.config_model import CheckedModel
 from graphmem.core.validation import MAX_COUNT
 from graphmem.errors import InvalidArgumentError
 
@@ -55,7 +56,15 @@ class MemoryLinkExtractionMode(str, Enum):
     DISABLED = "DISABLED"
 
 
-class MemoryExtractionConfig(BaseModel):
+def _inherited_keys(value: object) -> bool | list[str]:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(key, str) for key in value):
+        return list(value)
+    raise ValueError(f"must be True, False or a list of metadata keys; got {value!r:.60}")
+
+
+class MemoryExtractionConfig(CheckedModel):
     """How memories are extracted from a thread's messages.
 
     Attributes:
@@ -73,15 +82,15 @@ class MemoryExtractionConfig(BaseModel):
         memory_link_extraction_mode: see :class:`MemoryLinkExtractionMode`.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     extract_memories: bool = True
     memory_extraction_frequency: int = Field(default=5)
     memory_extraction_window: int = Field(default=10, ge=1, le=1000)
     memory_extraction_token_limit: int = Field(default=8000, le=MAX_COUNT)
     memory_extraction_custom_instructions: str | None = Field(default=None, max_length=4000)
     memory_link_extraction_custom_instructions: str | None = Field(default=None, max_length=4000)
-    memory_extraction_inherit_message_metadata: bool | list[str] = False
+    memory_extraction_inherit_message_metadata: Annotated[
+        bool | list[str], BeforeValidator(_inherited_keys)
+    ] = False
     memory_link_extraction_mode: MemoryLinkExtractionMode = MemoryLinkExtractionMode.POST_EXTRACTION
 
     @field_validator("memory_extraction_frequency")
@@ -95,10 +104,8 @@ class MemoryExtractionConfig(BaseModel):
 def _validated(argument: str, data: Mapping[str, Any]) -> MemoryExtractionConfig:
     try:
         return MemoryExtractionConfig.model_validate(dict(data))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise InvalidArgumentError(f"{argument}.{field}", first["msg"]) from None
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{argument}.{exc.argument}", exc.detail) from None
 
 
 def check_extraction_config(argument: str, value: object) -> dict[str, Any] | None:

@@ -1,0 +1,132 @@
+"""Public config models: bad input raises InvalidArgumentError naming the field.
+
+Every way of building a config (the constructor, ``model_validate`` for stored
+data, ``model_validate_json`` for stored text) refuses a bad field with the same
+error, the field named by its path (``hybrid.candidates`` inside a config).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pydantic
+import pytest
+
+import graphmem
+from graphmem import (
+    HybridConfig,
+    InvalidArgumentError,
+    MemoryExtractionConfig,
+    PruningMemorySearchConfig,
+    SearchResultFormatConfig,
+    TopKMemorySearchConfig,
+)
+from graphmem.search.config import ModelRef
+
+Build = Callable[[type[pydantic.BaseModel], dict[str, Any]], object]
+
+BUILDS: dict[str, Build] = {
+    "constructor": lambda cls, data: cls(**data),
+    "model_validate": lambda cls, data: cls.model_validate(data),
+    "model_validate_json": lambda cls, data: cls.model_validate_json(json.dumps(data)),
+}
+
+
+def _public_configs() -> list[type[pydantic.BaseModel]]:
+    found = [getattr(graphmem, name) for name in graphmem.__all__]
+    return [
+        cls
+        for cls in found
+        if isinstance(cls, type)
+        and issubclass(cls, pydantic.BaseModel)
+        and cls.__name__.endswith("Config")
+    ]
+
+
+def _refused(build: Build, cls: type[pydantic.BaseModel], data: dict[str, Any]) -> Any:
+    with pytest.raises(InvalidArgumentError) as info:
+        build(cls, data)
+    error = info.value
+    assert not isinstance(error, pydantic.ValidationError)
+    text = str(error)
+    assert text == f"{error.argument}: {error.detail}"
+    assert "Value error" not in text and "pydantic" not in text, text
+    return error
+
+
+def test_every_public_config_is_checked() -> None:
+    assert set(_public_configs()) == {
+        HybridConfig,
+        MemoryExtractionConfig,
+        PruningMemorySearchConfig,
+        SearchResultFormatConfig,
+        TopKMemorySearchConfig,
+    }
+
+
+@pytest.mark.parametrize("how", BUILDS)
+@pytest.mark.parametrize("cls", [*_public_configs(), ModelRef], ids=lambda c: c.__name__)
+def test_unknown_field_is_named(how: str, cls: type[pydantic.BaseModel]) -> None:
+    data = {"kind": "Llm", "bogus": 1} if cls is ModelRef else {"bogus": 1}
+    error = _refused(BUILDS[how], cls, data)
+    assert error.argument == "bogus"
+
+
+@pytest.mark.parametrize("how", BUILDS)
+@pytest.mark.parametrize(
+    ("cls", "data", "argument"),
+    [
+        (MemoryExtractionConfig, {"memory_extraction_frequency": 0}, "memory_extraction_frequency"),
+        (MemoryExtractionConfig, {"memory_extraction_window": 0}, "memory_extraction_window"),
+        (
+            MemoryExtractionConfig,
+            {"memory_extraction_inherit_message_metadata": ["k", 3]},
+            "memory_extraction_inherit_message_metadata",
+        ),
+        (MemoryExtractionConfig, {"memory_link_extraction_mode": "SOMETIMES"}, None),
+        (TopKMemorySearchConfig, {"max_results": -3}, "max_results"),
+        (TopKMemorySearchConfig, {"token_budget": 0}, "token_budget"),
+        (TopKMemorySearchConfig, {"hybrid": {"candidates": 0}}, "hybrid.candidates"),
+        (TopKMemorySearchConfig, {"hybrid": {"candidates": "x"}}, "hybrid.candidates"),
+        (TopKMemorySearchConfig, {"hybrid": {"bogus": 1}}, "hybrid.bogus"),
+        (
+            TopKMemorySearchConfig,
+            {"hybrid": {"vector_weight": 0, "keyword_weight": 0}},
+            "hybrid.keyword_weight",
+        ),
+        (TopKMemorySearchConfig, {"reranker": {"kind": 1}}, "reranker.kind"),
+        (TopKMemorySearchConfig, {"reranker": {"kind": "R", "x": 1}}, "reranker.x"),
+        (PruningMemorySearchConfig, {"protected_fraction": 2}, "protected_fraction"),
+        (PruningMemorySearchConfig, {"evaluation_mode": "slow"}, "evaluation_mode"),
+        (
+            PruningMemorySearchConfig,
+            {"evaluation_mode": "exhaustive", "num_probe_points": 2},
+            "num_probe_points",
+        ),
+        (HybridConfig, {"candidates": 0}, "candidates"),
+        (HybridConfig, {"c": -1.0}, "c"),
+    ],
+)
+def test_bad_field_is_named_by_its_path(
+    how: str, cls: type[pydantic.BaseModel], data: dict[str, Any], argument: str | None
+) -> None:
+    error = _refused(BUILDS[how], cls, data)
+    assert error.argument == (argument or next(iter(data)))
+
+
+def test_stored_data_that_is_not_a_mapping_names_the_config() -> None:
+    with pytest.raises(InvalidArgumentError) as info:
+        TopKMemorySearchConfig.model_validate(5)
+    assert info.value.argument == "TopKMemorySearchConfig"
+    with pytest.raises(InvalidArgumentError) as info:
+        PruningMemorySearchConfig.model_validate_json('{"max_results": ')
+    assert info.value.argument == "PruningMemorySearchConfig"
+
+
+@pytest.mark.parametrize("cls", _public_configs(), ids=lambda c: c.__name__)
+def test_good_configs_round_trip(cls: type[pydantic.BaseModel]) -> None:
+    config = cls()
+    assert cls.model_validate(config.model_dump(mode="json")) == config
+    assert cls.model_validate_json(config.model_dump_json()) == config
