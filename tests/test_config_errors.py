@@ -130,3 +130,43 @@ def test_good_configs_round_trip(cls: type[pydantic.BaseModel]) -> None:
     config = cls()
     assert cls.model_validate(config.model_dump(mode="json")) == config
     assert cls.model_validate_json(config.model_dump_json()) == config
+
+
+@pytest.mark.parametrize("how", BUILDS)
+@pytest.mark.parametrize(
+    ("cls", "field", "value"),
+    [
+        (SearchResultFormatConfig, "show_timestamp", "no"),
+        (SearchResultFormatConfig, "show_distance", 1),
+        (SearchResultFormatConfig, "include_invalid_results", "true"),
+        (MemoryExtractionConfig, "extract_memories", "false"),
+        (MemoryExtractionConfig, "extract_memories", 0),
+        (MemoryExtractionConfig, "memory_extraction_window", "5"),
+        (MemoryExtractionConfig, "memory_extraction_window", 5.0),
+        (MemoryExtractionConfig, "memory_extraction_frequency", True),
+        (MemoryExtractionConfig, "memory_extraction_token_limit", "800"),
+        (MemoryExtractionConfig, "memory_extraction_inherit_message_metadata", "yes"),
+        (TopKMemorySearchConfig, "max_results", 5.0),
+        (PruningMemorySearchConfig, "protected_fraction", "0.5"),
+        (PruningMemorySearchConfig, "protected_fraction", True),
+        (HybridConfig, "c", "60"),
+        (HybridConfig, "vector_weight", False),
+    ],
+)
+def test_types_are_strict(
+    how: str, cls: type[pydantic.BaseModel], field: str, value: object
+) -> None:
+    error = _refused(BUILDS[how], cls, {field: value})
+    assert error.argument == field
+
+
+def test_strict_types_still_take_their_own_values() -> None:
+    show = SearchResultFormatConfig(show_timestamp=False, include_invalid_results=True)
+    assert (show.show_timestamp, show.include_invalid_results) == (False, True)
+    assert HybridConfig(c=5).c == 5.0  # an int is a number
+    assert PruningMemorySearchConfig(protected_fraction=1).protected_fraction == 1.0
+    extraction = MemoryExtractionConfig(
+        memory_extraction_window=3, memory_extraction_inherit_message_metadata=["lang"]
+    )
+    assert extraction.memory_extraction_window == 3
+    assert extraction.memory_extraction_inherit_message_metadata == ["lang"]

@@ -1,6 +1,9 @@
 """The base of graphmem's public config models: bad input raises ``InvalidArgumentError``.
 
-A :class:`CheckedModel` is a frozen pydantic model that refuses unknown fields.
+A :class:`CheckedModel` is a frozen pydantic model that refuses unknown fields
+and takes its fields' types strictly: a ``bool`` field takes only ``True`` or
+``False`` (not ``"no"``, not ``1``), an ``int`` field only an ``int`` (not
+``True``, ``"5"`` or ``5.0``), a ``float`` field an ``int`` or a ``float``.
 Its constructor, ``model_validate`` and ``model_validate_json`` turn pydantic's
 ``ValidationError`` into :class:`graphmem.errors.InvalidArgumentError` naming
 the field by its path: ``max_results``, ``hybrid.candidates`` for a field of a
@@ -65,7 +68,7 @@ def invalid_argument(error: ValidationError, owner: str) -> InvalidArgumentError
 class CheckedModel(BaseModel):
     """A frozen config model whose bad input raises :class:`InvalidArgumentError`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -91,7 +91,9 @@ class MemoryExtractionConfig(CheckedModel):
     memory_extraction_inherit_message_metadata: Annotated[
         bool | list[str], BeforeValidator(_inherited_keys)
     ] = False
-    memory_link_extraction_mode: MemoryLinkExtractionMode = MemoryLinkExtractionMode.POST_EXTRACTION
+    memory_link_extraction_mode: MemoryLinkExtractionMode = Field(
+        MemoryLinkExtractionMode.POST_EXTRACTION, strict=False
+    )
 
     @field_validator("memory_extraction_frequency")
     @classmethod

@@ -195,7 +195,7 @@ class PruningMemorySearchConfig(TopKMemorySearchConfig):
     """
 
     pruner: PrunerField = None
-    evaluation_mode: PruningEvaluationMode = PruningEvaluationMode.FAST
+    evaluation_mode: PruningEvaluationMode = Field(PruningEvaluationMode.FAST, strict=False)
     num_probe_points: StrictInt | None = None
     protected_fraction: float = DEFAULT_PROTECTED_FRACTION
 
