@@ -170,3 +170,62 @@ def test_strict_types_still_take_their_own_values() -> None:
     )
     assert extraction.memory_extraction_window == 3
     assert extraction.memory_extraction_inherit_message_metadata == ["lang"]
+
+
+@pytest.mark.parametrize(
+    ("search_config", "argument"),
+    [
+        ({"type": "top_k", "max_results": -1}, "search_config.max_results"),
+        ({"max_results": "3"}, "search_config.max_results"),
+        ({"type": "top_k", "bogus": 1}, "search_config.bogus"),
+        ({"type": "top_k", "hybrid": {"candidates": 0}}, "search_config.hybrid.candidates"),
+        ({"type": "top_k", "reranker": {"kind": 7}}, "search_config.reranker.kind"),
+        ({"type": "pruning", "protected_fraction": 2.0}, "search_config.protected_fraction"),
+        ({"type": "pruning", "evaluation_mode": "slow"}, "search_config.evaluation_mode"),
+        ({"type": "other"}, "search_config.type"),
+        (["not", "a", "config"], "search_config"),
+    ],
+)
+def test_config_given_to_a_thread_call_is_named_under_the_argument(
+    search_config: object, argument: str
+) -> None:
+    with graphmem.GraphMemory(":memory:", embedder=graphmem.HashingEmbedder(dim=8)) as memory:
+        with pytest.raises(InvalidArgumentError) as info:
+            memory.create_thread("x", search_config=search_config)
+        assert info.value.argument == argument
+        assert memory.list_threads() == []
+        memory.create_thread("y", search_config={"type": "top_k", "max_results": 4})
+        with pytest.raises(InvalidArgumentError) as info:
+            memory.update_thread("y", search_config=search_config)
+        assert info.value.argument == argument
+        assert memory.get_thread("y").settings.search_config == TopKMemorySearchConfig(
+            max_results=4
+        )
+
+
+@pytest.mark.parametrize(
+    ("config", "argument"),
+    [
+        ({"memory_extraction_window": 0}, "memory_extraction_window"),
+        ({"extract_memories": "no"}, "extract_memories"),
+        ({"bogus": 1}, "bogus"),
+    ],
+)
+def test_extraction_config_given_to_a_call_is_named_under_the_argument(
+    config: dict[str, Any], argument: str
+) -> None:
+    with graphmem.GraphMemory(":memory:", embedder=graphmem.HashingEmbedder(dim=8)) as memory:
+        with pytest.raises(InvalidArgumentError) as info:
+            memory.create_thread("x", memory_extraction_config=config)
+        assert info.value.argument == f"memory_extraction_config.{argument}"
+        thread = memory.create_thread("y", enable_context_summary=False)
+        with pytest.raises(InvalidArgumentError) as info:
+            memory.update_thread("y", memory_extraction_config=config)
+        assert info.value.argument == f"memory_extraction_config.{argument}"
+        (message_id,) = thread.add_messages([{"role": "user", "content": "hi"}])
+        with pytest.raises(InvalidArgumentError) as info:
+            thread.extract_memories([message_id], config=config)
+        assert info.value.argument == f"config.{argument}"
+    with pytest.raises(InvalidArgumentError) as info:
+        graphmem.GraphMemory(":memory:", memory_extraction_config=config)
+    assert info.value.argument == f"memory_extraction_config.{argument}"

@@ -17,14 +17,15 @@ reported once, with the path of the nested config in front.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphmem.errors import InvalidArgumentError
 
-__all__ = ["CheckedModel", "invalid_argument"]
+__all__ = ["CheckedModel", "fields_of", "invalid_argument"]
 
 M = TypeVar("M", bound="CheckedModel")
 
@@ -40,11 +41,20 @@ def _path(loc: Sequence[int | str]) -> str:
 
 
 def _joined(path: str, argument: str) -> str:
-    if not path:
-        return argument
-    if not argument:
-        return path
-    return f"{path}{argument}" if argument.startswith("[") else f"{path}.{argument}"
+    if not path or not argument:
+        return path or argument
+    return InvalidArgumentError(argument, "").within(path).argument
+
+
+@contextmanager
+def fields_of(argument: str) -> Iterator[None]:
+    """Name an :class:`InvalidArgumentError` raised inside as one about a part of
+    ``argument``: a config given as ``search_config`` whose ``max_results`` is bad
+    raises ``search_config.max_results``."""
+    try:
+        yield
+    except InvalidArgumentError as error:
+        raise error.within(argument) from None
 
 
 def invalid_argument(error: ValidationError, owner: str) -> InvalidArgumentError:

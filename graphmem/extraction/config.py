@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, field_validator
 
-from graphmem.core.config_model import CheckedModel
+from graphmem.core.config_model import CheckedModel, fields_of
 from graphmem.core.validation import MAX_COUNT
 from graphmem.errors import InvalidArgumentError
 
@@ -104,10 +104,8 @@ class MemoryExtractionConfig(CheckedModel):
 
 
 def _validated(argument: str, data: Mapping[str, Any]) -> MemoryExtractionConfig:
-    try:
+    with fields_of(argument):
         return MemoryExtractionConfig.model_validate(dict(data))
-    except InvalidArgumentError as exc:
-        raise InvalidArgumentError(f"{argument}.{exc.argument}", exc.detail) from None
 
 
 def check_extraction_config(argument: str, value: object) -> dict[str, Any] | None:
