@@ -19,6 +19,8 @@ from graphmem import (
     HybridConfig,
     InvalidArgumentError,
     MemoryExtractionConfig,
+    MemoryLinkExtractionMode,
+    PruningEvaluationMode,
     PruningMemorySearchConfig,
     SearchResultFormatConfig,
     TopKMemorySearchConfig,
@@ -229,3 +231,78 @@ def test_extraction_config_given_to_a_call_is_named_under_the_argument(
     with pytest.raises(InvalidArgumentError) as info:
         graphmem.GraphMemory(":memory:", memory_extraction_config=config)
     assert info.value.argument == f"memory_extraction_config.{argument}"
+
+
+@pytest.mark.parametrize("how", BUILDS)
+@pytest.mark.parametrize(
+    ("given", "member"),
+    [
+        ("FAST", PruningEvaluationMode.FAST),
+        ("fast", PruningEvaluationMode.FAST),
+        ("Extended", PruningEvaluationMode.EXTENDED),
+        ("EXHAUSTIVE", PruningEvaluationMode.EXHAUSTIVE),
+    ],
+)
+def test_evaluation_mode_takes_its_name_in_any_case(
+    how: str, given: str, member: PruningEvaluationMode
+) -> None:
+    config: Any = BUILDS[how](PruningMemorySearchConfig, {"evaluation_mode": given})
+    assert config.evaluation_mode is member
+    assert config.model_dump(mode="json")["evaluation_mode"] == member.value  # as stored before
+    assert PruningMemorySearchConfig(evaluation_mode=member) == config
+
+
+@pytest.mark.parametrize("how", BUILDS)
+@pytest.mark.parametrize(
+    ("given", "member"),
+    [
+        ("DISABLED", MemoryLinkExtractionMode.DISABLED),
+        ("disabled", MemoryLinkExtractionMode.DISABLED),
+        ("During_Extraction", MemoryLinkExtractionMode.DURING_EXTRACTION),
+        ("post_extraction", MemoryLinkExtractionMode.POST_EXTRACTION),
+    ],
+)
+def test_link_extraction_mode_takes_its_name_in_any_case(
+    how: str, given: str, member: MemoryLinkExtractionMode
+) -> None:
+    config: Any = BUILDS[how](MemoryExtractionConfig, {"memory_link_extraction_mode": given})
+    assert config.memory_link_extraction_mode is member
+    assert config.model_dump(mode="json")["memory_link_extraction_mode"] == member.value
+
+
+def test_mode_enums_take_their_names_in_any_case() -> None:
+    assert PruningEvaluationMode("EXTENDED") is PruningEvaluationMode.EXTENDED
+    assert PruningEvaluationMode("extended") is PruningEvaluationMode.EXTENDED
+    assert MemoryLinkExtractionMode("disabled") is MemoryLinkExtractionMode.DISABLED
+
+
+@pytest.mark.parametrize("how", BUILDS)
+@pytest.mark.parametrize(
+    ("cls", "field", "value"),
+    [
+        (PruningMemorySearchConfig, "evaluation_mode", "slow"),
+        (PruningMemorySearchConfig, "evaluation_mode", "FAST "),
+        (PruningMemorySearchConfig, "evaluation_mode", 1),
+        (PruningMemorySearchConfig, "evaluation_mode", "DISABLED"),
+        (MemoryExtractionConfig, "memory_link_extraction_mode", "fast"),
+        (MemoryExtractionConfig, "memory_link_extraction_mode", None),
+    ],
+)
+def test_unknown_mode_is_refused_with_the_names(
+    how: str, cls: type[pydantic.BaseModel], field: str, value: object
+) -> None:
+    error = _refused(BUILDS[how], cls, {field: value})
+    assert error.argument == field
+    assert "(any case)" in error.detail
+
+
+def test_thread_stores_a_mode_given_by_name_as_before() -> None:
+    with graphmem.GraphMemory(":memory:", embedder=graphmem.HashingEmbedder(dim=8)) as memory:
+        memory.create_thread("t", search_config={"type": "pruning", "evaluation_mode": "FAST"})
+        stored = memory.get_thread("t").info().settings["search_config"]
+        assert stored["evaluation_mode"] == "fast"
+        memory.update_thread(
+            "t", memory_extraction_config={"memory_link_extraction_mode": "disabled"}
+        )
+        stored = memory.get_thread("t").info().settings["memory_extraction_config"]
+        assert stored == {"memory_link_extraction_mode": "DISABLED"}

@@ -17,17 +17,49 @@ reported once, with the path of the nested config in front.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from enum import Enum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphmem.errors import InvalidArgumentError
 
-__all__ = ["CheckedModel", "fields_of", "invalid_argument"]
+__all__ = ["CheckedModel", "ModeEnum", "fields_of", "invalid_argument", "mode_of"]
 
 M = TypeVar("M", bound="CheckedModel")
+E = TypeVar("E", bound="ModeEnum")
+
+
+class ModeEnum(str, Enum):
+    """A mode of a config, given by its member, its name or its value, in any case:
+    ``"FAST"``, ``"fast"`` and ``PruningEvaluationMode.FAST`` are one mode. The
+    member's value is what is stored."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, str):
+            key = value.casefold()
+            for member in cls:
+                if key in (member.name.casefold(), str(member.value).casefold()):
+                    return member
+        return None
+
+
+def mode_of(enum: type[E]) -> Callable[[object], E]:
+    """A before-validator of a mode field: the member of ``enum`` that a value names."""
+    names = ", ".join(member.name for member in enum)
+
+    def member(value: object) -> E:
+        if isinstance(value, str):
+            try:
+                return enum(value)
+            except ValueError:
+                pass
+        raise ValueError(f"must be one of {names} (any case); got {value!r:.60}")
+
+    return member
 
 
 def _path(loc: Sequence[int | str]) -> str:

@@ -10,12 +10,11 @@ they are set (not ``-1`` / ``-1`` / ``0``), then the config given to one call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, field_validator
 
-from graphmem.core.config_model import CheckedModel, fields_of
+from graphmem.core.config_model import CheckedModel, ModeEnum, fields_of, mode_of
 from graphmem.core.validation import MAX_COUNT
 from graphmem.errors import InvalidArgumentError
 
@@ -39,8 +38,9 @@ MAX_RECORDS_PER_EXTRACTION = 20
 """Records kept from one extraction reply (the rest are dropped and counted)."""
 
 
-class MemoryLinkExtractionMode(str, Enum):
-    """How extraction links new records to stored ones.
+class MemoryLinkExtractionMode(ModeEnum):
+    """How extraction links new records to stored ones (a config takes the
+    member or its name in any case; the name is stored).
 
     * ``POST_EXTRACTION`` (default): extract first, then retrieve up to
       :data:`LINK_CANDIDATES_PER_RECORD` stored records per new record (at most
@@ -91,9 +91,9 @@ class MemoryExtractionConfig(CheckedModel):
     memory_extraction_inherit_message_metadata: Annotated[
         bool | list[str], BeforeValidator(_inherited_keys)
     ] = False
-    memory_link_extraction_mode: MemoryLinkExtractionMode = Field(
-        MemoryLinkExtractionMode.POST_EXTRACTION, strict=False
-    )
+    memory_link_extraction_mode: Annotated[
+        MemoryLinkExtractionMode, BeforeValidator(mode_of(MemoryLinkExtractionMode))
+    ] = MemoryLinkExtractionMode.POST_EXTRACTION
 
     @field_validator("memory_extraction_frequency")
     @classmethod

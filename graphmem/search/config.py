@@ -12,12 +12,11 @@ the objects again, and a search with an unresolved reference is refused.
 from __future__ import annotations
 
 import math
-from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import Field, PlainSerializer, PlainValidator, StrictInt
+from pydantic import BeforeValidator, Field, PlainSerializer, PlainValidator, StrictInt
 
-from graphmem.core.config_model import CheckedModel
+from graphmem.core.config_model import CheckedModel, ModeEnum, mode_of
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
@@ -38,8 +37,12 @@ DEFAULT_NUM_PROBE_POINTS = 3
 DEFAULT_PROTECTED_FRACTION = 0.1
 
 
-class PruningEvaluationMode(str, Enum):
-    """How much of the ranked list the pruner LLM reads (see docs/search.md)."""
+class PruningEvaluationMode(ModeEnum):
+    """How much of the ranked list the pruner LLM reads (see docs/search.md).
+
+    A config takes a mode by its member, its name or its value, in any case
+    (``"EXTENDED"``, ``"extended"``); the value (``"extended"``) is stored.
+    """
 
     FAST = "fast"
     """Probe windows, lowest first, and stop once no probe can move the cutoff."""
@@ -187,7 +190,8 @@ class PruningMemorySearchConfig(TopKMemorySearchConfig):
         pruner: the LLM that judges relevance (any object with
             ``chat(messages, json_schema=...)``, e.g. :class:`graphmem.Llm`). None:
             the ``pruner_llm`` of the :class:`graphmem.GraphMemory` that searches.
-        evaluation_mode: ``FAST`` (default), ``EXTENDED`` or ``EXHAUSTIVE``.
+        evaluation_mode: ``FAST`` (default), ``EXTENDED`` or ``EXHAUSTIVE``: a
+            :class:`PruningEvaluationMode` or its name in any case.
         num_probe_points: probe windows in FAST and EXTENDED (>= 1, default 3);
             must be left out with EXHAUSTIVE.
         protected_fraction: the first ``ceil(protected_fraction * n)`` of the
@@ -195,7 +199,9 @@ class PruningMemorySearchConfig(TopKMemorySearchConfig):
     """
 
     pruner: PrunerField = None
-    evaluation_mode: PruningEvaluationMode = Field(PruningEvaluationMode.FAST, strict=False)
+    evaluation_mode: Annotated[
+        PruningEvaluationMode, BeforeValidator(mode_of(PruningEvaluationMode))
+    ] = PruningEvaluationMode.FAST
     num_probe_points: StrictInt | None = None
     protected_fraction: float = DEFAULT_PROTECTED_FRACTION
 
