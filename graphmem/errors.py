@@ -40,6 +40,13 @@ class InvalidArgumentError(GraphMemError, ValueError):
         self.argument = argument
         self.detail = message
 
+    def within(self, outer: str) -> InvalidArgumentError:
+        """The same error about a part of argument ``outer``: named
+        ``outer.argument`` (``outer[2]`` for an item of a list), e.g.
+        ``search_config.max_results`` for a field of a config given as ``search_config``."""
+        joiner = "" if self.argument.startswith("[") else "."
+        return InvalidArgumentError(f"{outer}{joiner}{self.argument}", self.detail)
+
 
 class NotFoundError(GraphMemError, LookupError):
     """A record or link that the call names does not exist."""

@@ -29,7 +29,11 @@ from graphmem.errors import (
     InvalidArgumentError,
     NotFoundError,
 )
-from graphmem.extraction.config import MemoryExtractionConfig, effective_config
+from graphmem.extraction.config import (
+    MemoryExtractionConfig,
+    check_extraction_config,
+    effective_config,
+)
 from graphmem.extraction.jobs import JobRunner
 from graphmem.extraction.models import ExtractionResult, JobInfo
 from graphmem.extraction.run import ExtractionRequest
@@ -73,14 +77,11 @@ class ExtractionOperations(StoreHandle):
     llm: LlmProtocol | None
 
     def _init_extraction(self, config: object, workers: object, max_attempts: object) -> None:
-        if config is not None and not isinstance(config, (MemoryExtractionConfig, Mapping)):
-            raise InvalidArgumentError(
-                "memory_extraction_config", "must be a MemoryExtractionConfig or a mapping"
-            )
+        given = check_extraction_config("memory_extraction_config", config)
         self._extraction_config = (
             config
             if isinstance(config, MemoryExtractionConfig)
-            else effective_config(MemoryExtractionConfig(), None, {}, config)
+            else effective_config(MemoryExtractionConfig(), None, {}, given)
         )
         self._thread_llms: dict[str, LlmProtocol] = {}
         self._jobs = JobRunner(

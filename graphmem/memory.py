@@ -78,7 +78,8 @@ class GraphMemory(
             ``chat(messages, json_schema=...)``, such as :class:`graphmem.Llm`;
             None: threads use the deterministic summary and extract nothing
             unless given one.
-        clock: returns the current UTC time (tests pin it to check expiry).
+        clock: a callable returning the current UTC time (tests pin it to
+            check expiry); None: the system clock.
         search_config: how searches keep, rerank, prune and budget their results
             (:class:`TopKMemorySearchConfig` or :class:`PruningMemorySearchConfig`;
             default ``TopKMemorySearchConfig()``: 10 results, no reranker, no
@@ -102,7 +103,8 @@ class GraphMemory(
     :class:`ClosedError`.
 
     Raises:
-        InvalidArgumentError: a bad ``memory_store_id`` or ``connection``.
+        InvalidArgumentError: a bad argument, named (``memory_store_id``,
+            ``connection``, a ``clock`` or ``token_counter`` that is not callable, ...).
         SchemaError: ``REQUIRE_EXISTING`` and the schema is missing.
 
     Example:
@@ -138,7 +140,9 @@ class GraphMemory(
         self.memory_store_id = prefix
         self.embedder: EmbedderProtocol = as_embedder(embedder)
         self.llm = check_llm(llm)
-        self._clock = clock or utc_now
+        if clock is not None and not callable(clock):
+            raise InvalidArgumentError("clock", "must be a callable f() -> datetime (UTC) or None")
+        self._clock = utc_now if clock is None else clock
         self._pruner_llm = pruner_llm
         self._search_config = client_search_config(search_config, pruner_llm)
         if token_counter is not None and not callable(token_counter):

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.core.config_model import CheckedModel
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
@@ -84,15 +85,13 @@ class MemoryRecord(BaseModel):
     """The lifecycle links targeting this record (why it is invalid), oldest first."""
 
 
-class SearchResultFormatConfig(BaseModel):
+class SearchResultFormatConfig(CheckedModel):
     """What :meth:`SearchResult.format_content` shows.
 
     ``include_invalid_results`` left unset means "as the search that produced the
     result": an invalid record's content is shown only when that search asked for
     invalid results.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     show_thread_id: bool = False
     show_distance: bool = False

@@ -6,6 +6,7 @@ import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -430,6 +431,14 @@ def test_schema_policy_of_wrong_type_rejected(db_path: Path) -> None:
     with pytest.raises(InvalidArgumentError) as info:
         GraphMemory(db_path, schema_policy="require_existing")  # type: ignore[arg-type]
     assert info.value.argument == "schema_policy"
+
+
+@pytest.mark.parametrize("clock", [5, "now", 0, False, datetime(2026, 1, 1, tzinfo=timezone.utc)])
+def test_clock_not_callable_rejected(db_path: Path, clock: object) -> None:
+    with pytest.raises(InvalidArgumentError) as info:
+        GraphMemory(db_path, clock=clock)  # type: ignore[arg-type]
+    assert info.value.argument == "clock"
+    assert not db_path.exists()
 
 
 def test_embedder_without_embed_rejected(db_path: Path) -> None:

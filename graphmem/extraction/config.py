@@ -10,11 +10,11 @@ they are set (not ``-1`` / ``-1`` / ``0``), then the config given to one call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, field_validator
 
+from graphmem.core.config_model import CheckedModel, ModeEnum, fields_of, mode_of
 from graphmem.core.validation import MAX_COUNT
 from graphmem.errors import InvalidArgumentError
 
@@ -38,8 +38,9 @@ MAX_RECORDS_PER_EXTRACTION = 20
 """Records kept from one extraction reply (the rest are dropped and counted)."""
 
 
-class MemoryLinkExtractionMode(str, Enum):
-    """How extraction links new records to stored ones.
+class MemoryLinkExtractionMode(ModeEnum):
+    """How extraction links new records to stored ones (a config takes the
+    member or its name in any case; the name is stored).
 
     * ``POST_EXTRACTION`` (default): extract first, then retrieve up to
       :data:`LINK_CANDIDATES_PER_RECORD` stored records per new record (at most
@@ -55,7 +56,15 @@ class MemoryLinkExtractionMode(str, Enum):
     DISABLED = "DISABLED"
 
 
-class MemoryExtractionConfig(BaseModel):
+def _inherited_keys(value: object) -> bool | list[str]:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(key, str) for key in value):
+        return list(value)
+    raise ValueError(f"must be True, False or a list of metadata keys; got {value!r:.60}")
+
+
+class MemoryExtractionConfig(CheckedModel):
     """How memories are extracted from a thread's messages.
 
     Attributes:
@@ -73,16 +82,18 @@ class MemoryExtractionConfig(BaseModel):
         memory_link_extraction_mode: see :class:`MemoryLinkExtractionMode`.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     extract_memories: bool = True
     memory_extraction_frequency: int = Field(default=5)
     memory_extraction_window: int = Field(default=10, ge=1, le=1000)
     memory_extraction_token_limit: int = Field(default=8000, le=MAX_COUNT)
     memory_extraction_custom_instructions: str | None = Field(default=None, max_length=4000)
     memory_link_extraction_custom_instructions: str | None = Field(default=None, max_length=4000)
-    memory_extraction_inherit_message_metadata: bool | list[str] = False
-    memory_link_extraction_mode: MemoryLinkExtractionMode = MemoryLinkExtractionMode.POST_EXTRACTION
+    memory_extraction_inherit_message_metadata: Annotated[
+        bool | list[str], BeforeValidator(_inherited_keys)
+    ] = False
+    memory_link_extraction_mode: Annotated[
+        MemoryLinkExtractionMode, BeforeValidator(mode_of(MemoryLinkExtractionMode))
+    ] = MemoryLinkExtractionMode.POST_EXTRACTION
 
     @field_validator("memory_extraction_frequency")
     @classmethod
@@ -93,12 +104,8 @@ class MemoryExtractionConfig(BaseModel):
 
 
 def _validated(argument: str, data: Mapping[str, Any]) -> MemoryExtractionConfig:
-    try:
+    with fields_of(argument):
         return MemoryExtractionConfig.model_validate(dict(data))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise InvalidArgumentError(f"{argument}.{field}", first["msg"]) from None
 
 
 def check_extraction_config(argument: str, value: object) -> dict[str, Any] | None:

@@ -12,19 +12,11 @@ the objects again, and a search with an unresolved reference is refused.
 from __future__ import annotations
 
 import math
-from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PlainSerializer,
-    PlainValidator,
-    StrictInt,
-    ValidationError,
-)
+from pydantic import BeforeValidator, Field, PlainSerializer, PlainValidator, StrictInt
 
+from graphmem.core.config_model import CheckedModel, ModeEnum, mode_of
 from graphmem.errors import InvalidArgumentError
 
 __all__ = [
@@ -45,8 +37,12 @@ DEFAULT_NUM_PROBE_POINTS = 3
 DEFAULT_PROTECTED_FRACTION = 0.1
 
 
-class PruningEvaluationMode(str, Enum):
-    """How much of the ranked list the pruner LLM reads (see docs/search.md)."""
+class PruningEvaluationMode(ModeEnum):
+    """How much of the ranked list the pruner LLM reads (see docs/search.md).
+
+    A config takes a mode by its member, its name or its value, in any case
+    (``"EXTENDED"``, ``"extended"``); the value (``"extended"``) is stored.
+    """
 
     FAST = "fast"
     """Probe windows, lowest first, and stop once no probe can move the cutoff."""
@@ -56,11 +52,9 @@ class PruningEvaluationMode(str, Enum):
     """Ask about every candidate, one call each."""
 
 
-class ModelRef(BaseModel):
+class ModelRef(CheckedModel):
     """A stored reference to a model object: its class and, for graphmem's HTTP
     adapters, ``model`` and ``api_base`` (never the API key)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: str
     model: str | None = None
@@ -115,24 +109,7 @@ def _positive_or_none(argument: str, value: int | None) -> int | None:
     return value
 
 
-class _Checked(BaseModel):
-    """A frozen config whose bad fields raise :class:`InvalidArgumentError`."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as error:
-            first = error.errors()[0]
-            cause = first.get("ctx", {}).get("error")
-            if isinstance(cause, InvalidArgumentError):
-                raise InvalidArgumentError(cause.argument, cause.detail) from None
-            where = ".".join(str(part) for part in first["loc"]) or type(self).__name__
-            raise InvalidArgumentError(where, str(first["msg"])) from None
-
-
-class HybridConfig(_Checked):
+class HybridConfig(CheckedModel):
     """Weighted reciprocal rank fusion of the vector and keyword rankings.
 
     A record's fused score is ``vector_weight / (c + vector_rank) +
@@ -150,14 +127,14 @@ class HybridConfig(_Checked):
         for name in ("vector_weight", "keyword_weight", "c"):
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0:
-                raise InvalidArgumentError(f"hybrid.{name}", f"must be finite and >= 0: {value}")
+                raise InvalidArgumentError(name, f"must be finite and >= 0: {value}")
         if self.vector_weight == 0 and self.keyword_weight == 0:
-            raise InvalidArgumentError("hybrid", "at least one weight must be positive")
+            raise InvalidArgumentError("keyword_weight", "must be > 0 when vector_weight is 0")
         if isinstance(self.candidates, bool) or self.candidates < 1:
-            raise InvalidArgumentError("hybrid.candidates", f"must be >= 1: {self.candidates}")
+            raise InvalidArgumentError("candidates", f"must be >= 1: {self.candidates}")
 
 
-class TopKMemorySearchConfig(_Checked):
+class TopKMemorySearchConfig(CheckedModel):
     """Keep ``max_results`` direct results, optionally reranked, within token budgets.
 
     Args:
@@ -213,7 +190,8 @@ class PruningMemorySearchConfig(TopKMemorySearchConfig):
         pruner: the LLM that judges relevance (any object with
             ``chat(messages, json_schema=...)``, e.g. :class:`graphmem.Llm`). None:
             the ``pruner_llm`` of the :class:`graphmem.GraphMemory` that searches.
-        evaluation_mode: ``FAST`` (default), ``EXTENDED`` or ``EXHAUSTIVE``.
+        evaluation_mode: ``FAST`` (default), ``EXTENDED`` or ``EXHAUSTIVE``: a
+            :class:`PruningEvaluationMode` or its name in any case.
         num_probe_points: probe windows in FAST and EXTENDED (>= 1, default 3);
             must be left out with EXHAUSTIVE.
         protected_fraction: the first ``ceil(protected_fraction * n)`` of the
@@ -221,7 +199,9 @@ class PruningMemorySearchConfig(TopKMemorySearchConfig):
     """
 
     pruner: PrunerField = None
-    evaluation_mode: PruningEvaluationMode = PruningEvaluationMode.FAST
+    evaluation_mode: Annotated[
+        PruningEvaluationMode, BeforeValidator(mode_of(PruningEvaluationMode))
+    ] = PruningEvaluationMode.FAST
     num_probe_points: StrictInt | None = None
     protected_fraction: float = DEFAULT_PROTECTED_FRACTION
 

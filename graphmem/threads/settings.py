@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from graphmem.core.config_model import fields_of
 from graphmem.core.validation import MAX_COUNT, check_flag
 from graphmem.errors import InvalidArgumentError
 from graphmem.extraction.config import MemoryExtractionConfig, check_extraction_config
@@ -40,13 +41,14 @@ _PRUNING_FIELDS = frozenset(PruningMemorySearchConfig.model_fields) - frozenset(
 )
 
 
-def check_search_config(value: object) -> TopKMemorySearchConfig:
+def check_search_config(value: object, argument: str = "search_config") -> TopKMemorySearchConfig:
     """A thread's ``search_config``: a config object, or its stored JSON form (a
     mapping; ``"type"``: ``"top_k"`` or ``"pruning"``, guessed from the fields
     when absent). Model objects it holds become references (:class:`ModelRef`).
 
     Raises:
-        InvalidArgumentError: not a search config, or a bad field (named).
+        InvalidArgumentError: not a search config, or a bad field, named under
+            ``argument`` (``search_config.max_results``).
     """
     if isinstance(value, Mapping):
         data = dict(value)
@@ -55,16 +57,18 @@ def check_search_config(value: object) -> TopKMemorySearchConfig:
             kind = "pruning" if _PRUNING_FIELDS & data.keys() else "top_k"
         if kind not in _CONFIG_TYPES:
             raise InvalidArgumentError(
-                "search_config.type", f"must be 'top_k' or 'pruning'; got {kind!r:.60}"
+                f"{argument}.type", f"must be 'top_k' or 'pruning'; got {kind!r:.60}"
             )
-        value = _CONFIG_TYPES[kind](**data)
+        with fields_of(argument):
+            value = _CONFIG_TYPES[kind](**data)
     if not isinstance(value, TopKMemorySearchConfig):
         raise InvalidArgumentError(
-            "search_config",
+            argument,
             "must be a TopKMemorySearchConfig, a PruningMemorySearchConfig or its "
             f"model_dump() mapping, not {type(value).__name__}",
         )
-    return _CONFIG_TYPES[_config_type(value)].model_validate(value.model_dump(mode="json"))
+    with fields_of(argument):
+        return _CONFIG_TYPES[_config_type(value)].model_validate(value.model_dump(mode="json"))
 
 
 def _config_type(config: TopKMemorySearchConfig) -> str:

@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from graphmem import (
     GraphMemory,
+    InvalidArgumentError,
     MemoryRecord,
     RecordRelation,
     SearchResult,
@@ -260,8 +260,9 @@ def test_render_config_defaults() -> None:
 
 
 def test_render_config_rejects_unknown_flag() -> None:
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidArgumentError) as info:
         SearchResultFormatConfig(show_everything=True)  # type: ignore[call-arg]
+    assert info.value.argument == "show_everything"
 
 
 @pytest.mark.parametrize(

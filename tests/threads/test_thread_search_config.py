@@ -171,7 +171,7 @@ def test_search_config_as_stored_json_and_update_thread(tmp_path: Path) -> None:
         assert len(thread.search("tea")) == 1
         with pytest.raises(InvalidArgumentError) as info:
             memory.update_thread("t", search_config={"protected_fraction": 2.0})
-        assert info.value.argument == "protected_fraction"
+        assert info.value.argument == "search_config.protected_fraction"
         assert len(thread.search("tea")) == 1  # unchanged
 
 
