@@ -17,7 +17,9 @@ from collections.abc import Callable
 
 __all__ = ["HOST", "LeaseKeeper", "new_owner", "owner_gone", "retire_owner"]
 
-HOST = socket.gethostname()
+HOST = socket.gethostname()[:200]
+"""This machine's name in owner names (cut so that an owner fits the stores'
+256-character owner columns)."""
 _LIVE: set[str] = set()
 """Owners of this process that are still open."""
 

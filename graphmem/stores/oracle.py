@@ -97,7 +97,8 @@ class OracleStore(SqlStore):
         BackendError: python-oracledb is missing or the connection fails.
         SchemaError: the server is older than 23.4; the schema is incomplete
             (a table or the property graph missing, a trigger not VALID, the
-            adjacency without the columns of schema version 9) under
+            adjacency without the columns of schema version 9, the memory
+            blocks without the lease columns of version 10) under
             ``REQUIRE_EXISTING``; or ``install.sql`` reported a compilation
             error or left the schema incomplete.
     """
