@@ -304,7 +304,9 @@ def write_extraction(
     (marks the job done) and its False rolls everything back (:class:`JobLost`)."""
     store = memory._store
     with store.transaction():
-        new = _new_records(memory, plan) if store.get_thread(plan.info.thread_id) else []
+        thread = store.get_thread(plan.info.thread_id)  # not deleted, nor made again
+        same = thread is not None and thread.created_at == plan.info.created_at
+        new = _new_records(memory, plan) if same else []
         if new:
             memory._use_embedder(int(plan.vectors.shape[1]))
         stored = store.get_record_types([m.record_id for m in new])

@@ -25,18 +25,22 @@ from __future__ import annotations
 import contextlib
 import uuid
 from dataclasses import replace
-from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from graphmem.core.registry_rules import DEFAULT_PROMPT_ID
-from graphmem.core.validation import check_content, check_id, utc_now
+from graphmem.core.validation import check_id, utc_now
 from graphmem.errors import GraphMemError, InvalidArgumentError, NotFoundError
 from graphmem.registry_errors import PromptArgumentError, PromptNotFoundError
+from graphmem.service.block_content import (
+    block_text,
+    checked_content,
+    restarted,
+    summary_prompt,
+    turn_messages,
+)
 from graphmem.service.block_worker import BlockWorker
 from graphmem.service.schemas import AddMemoryBody, UpdateMemoryBody
 from graphmem.stores.service_base import StoredBlock
-from graphmem.threads.messages import check_messages
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -50,33 +54,9 @@ _MAX_SUMMARY = 2000
 _MAX_ERROR = 2000
 
 
-@cache
-def _summary_prompt() -> str:
-    return (resources.files("graphmem.prompts") / "block_summary.md").read_text("utf-8").strip()
-
-
-def _turn_messages(turns: list[dict[str, Any]]) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
-    for turn in turns:
-        for role in ("user", "assistant"):
-            text = turn.get(f"{role}_content")
-            if text is not None:
-                out.append({"role": role, "content": text})
-    return out
-
-
-def block_text(content: dict[str, Any]) -> str:
-    """The block's exchanges and facts as plain text (what the summary is made from)."""
-    lines = [f"{m['role']}: {m['content']}" for m in _turn_messages(content["messages"])]
-    lines += [f"fact: {fact}" for fact in content["facts"]]
-    return "\n".join(lines)
-
-
-def _restarted(state: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A block's extraction state when it is to be extracted again: what an earlier
-    run wrote is stale."""
-    stale = [*(state or {}).get("stale", []), *(state or {}).get("record_ids", [])]
-    return {"stale": stale} if stale else None
+class ClaimLost(GraphMemError):
+    """The block is no longer held by this claim (changed, taken over or deleted):
+    the write that found it out is rolled back, and the claim writes nothing more."""
 
 
 class BlockService(BlockWorker):
@@ -119,31 +99,12 @@ class BlockService(BlockWorker):
             if self._store.get_thread(session_id) is None:
                 raise NotFoundError(f"session_id: no session {session_id!r}")
 
-    @staticmethod
-    def _content(body: AddMemoryBody) -> dict[str, Any]:
-        turns = [t.model_dump() for t in body.messages]
-        for i, turn in enumerate(turns):
-            if turn["user_content"] is None and turn["assistant_content"] is None:
-                raise InvalidArgumentError(
-                    f"messages[{i}]", "give user_content and/or assistant_content"
-                )
-        if turns:
-            check_messages(_turn_messages(turns))
-        for i, fact in enumerate(body.facts):
-            try:
-                check_content(fact)
-            except InvalidArgumentError as exc:
-                raise InvalidArgumentError(f"facts[{i}]", exc.detail) from exc
-        if not turns and not body.facts:
-            raise InvalidArgumentError("messages", "a block needs messages and/or facts")
-        return {"messages": turns, "facts": list(body.facts)}
-
     # calls ------------------------------------------------------------------------
 
     def add(self, session_id: str, body: AddMemoryBody) -> StoredBlock:
         """Check and store a block, then process it now or queue it."""
         self._session(session_id)
-        content = self._content(body)
+        content = checked_content(body)
         prompt_id, prompt_vid = self._prompt_ref(
             body.prompt_id, body.prompt_vid, body.context_required
         )
@@ -186,7 +147,7 @@ class BlockService(BlockWorker):
                 resolved_vid=None,
                 error=None,
                 updated_at=now,
-                extraction=_restarted(current.extraction),
+                extraction=restarted(current.extraction),
             )
             changed = self._taken(changed, now, body.async_processing)
             self._store.update_block(changed)
@@ -262,12 +223,20 @@ class BlockService(BlockWorker):
             return replace(block, status="failed", error=str(exc)[:_MAX_ERROR])
         return replace(block, status="ready", summary=summary, resolved_vid=resolved, error=None)
 
-    def _save_record_ids(self, block: StoredBlock) -> None:
-        """Keep the ids of the records written at once, so they are never written twice."""
-        with self._store.transaction():
-            current = self._store.get_block(block.block_id)
-            if current is not None:
-                self._store.update_block(replace(current, record_ids=block.record_ids))
+    def _holding(self, block: StoredBlock) -> StoredBlock:
+        """Inside a write: the block as stored, while this claim still holds it (else
+        :class:`ClaimLost`, which rolls the write back)."""
+        current = self._store.get_block(block.block_id)
+        if current is None or current.status != "processing":
+            raise ClaimLost(f"block_id: block {block.block_id!r} is not being processed here")
+        if (current.updated_at, current.owner) != (block.updated_at, block.owner):
+            raise ClaimLost(f"block_id: block {block.block_id!r} was changed or taken over")
+        return current
+
+    def _keep_ids(self, block: StoredBlock, record_ids: list[str]) -> None:
+        """Inside the write of the block's records: keep their ids on the block, so
+        that they are never written twice (by a retry, or by another holder)."""
+        self._store.update_block(replace(self._holding(block), record_ids=record_ids))
 
     def _finish(self, claimed: StoredBlock, final: StoredBlock) -> None:
         """Store the outcome, unless the block was changed (and re-queued) or taken
@@ -301,26 +270,34 @@ class BlockService(BlockWorker):
         return prompt.prompt, prompt.vid
 
     def _write_content(self, block: StoredBlock) -> StoredBlock:
-        """Store what is not stored yet: the messages (one call), then each fact; the
-        ids are kept after each step, so a retry resumes without writing anything twice."""
-        messages = _turn_messages(block.content["messages"])
+        """Store what is not stored yet: the messages (one call), then each fact. Each
+        write keeps its ids on the block in its own transaction, and only while this
+        claim holds the block, so a retry or another holder resumes without writing
+        anything twice, and a holder that lost the block writes nothing."""
+        messages = turn_messages(block.content["messages"])
         facts = block.content["facts"]
         if len(block.record_ids) == len(messages) + len(facts):
             return block
         thread = self.memory.get_thread(block.thread_id)
+        claim = block
         if messages and not block.record_ids:
-            block = replace(block, record_ids=thread.add_messages(messages))
-            self._save_record_ids(block)
+            ids = thread._add_messages(messages, inside=lambda new: self._keep_ids(claim, new))
+            block = replace(block, record_ids=ids)
         for fact in facts[len(block.record_ids) - len(messages) :]:
-            added = thread.add_memory(fact, memory_type="fact")
-            block = replace(block, record_ids=[*block.record_ids, added])
-            self._save_record_ids(block)
+            kept = block.record_ids
+
+            def keep(new: str, kept: list[str] = kept) -> None:
+                self._keep_ids(claim, [*kept, new])
+
+            block = replace(
+                block, record_ids=[*kept, thread._add_memory(fact, "fact", inside=keep)]
+            )
         return block
 
     def _extract(self, block: StoredBlock, resolved: int | None) -> StoredBlock:
         """Extract memories from the block's messages (once per prompt; see the module
         doc); the new records' and links' ids are kept in ``block.extraction``."""
-        messages = len(_turn_messages(block.content["messages"]))
+        messages = len(turn_messages(block.content["messages"]))
         state = dict(block.extraction or {})
         if not block.context_required or self.llm is None or not messages:
             return block
@@ -344,6 +321,7 @@ class BlockService(BlockWorker):
                 None,
                 job_id=state["job_id"],
                 in_flight=True,
+                inside=lambda: self._holding(block),
             ).model_dump(mode="json")
         state = {
             "job_id": state["job_id"],
@@ -374,7 +352,7 @@ class BlockService(BlockWorker):
         text = block_text(block.content)
         if self.llm is None:
             return " ".join(text.split())[:_MAX_SUMMARY]
-        system = _summary_prompt()
+        system = summary_prompt()
         if instructions is not None:
             system += "\n\nCustom instructions from the application:\n" + instructions
         reply = self.llm.chat(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.asyncpool import async_twin
@@ -139,11 +139,13 @@ class ThreadExtraction:
         *,
         job_id: str | None = None,
         in_flight: bool = False,
+        inside: Callable[[], object] | None = None,
     ) -> ExtractionResult:
         """:meth:`extract_memories`, also for work already under way (a memory
         block: ``in_flight`` resolves an archived prompt and falls back to the base
         prompt when it was purged) under a ``job_id`` fixed by the caller, so that a
-        retry finds the job row of work already written."""
+        retry finds the job row of work already written; ``inside()`` runs in the
+        transaction that writes the records, and its error writes nothing."""
         request, info = self._request(
             message_ids, prompt_id, prompt_vid, config, job_id=job_id, in_flight=in_flight
         )
@@ -153,6 +155,8 @@ class ThreadExtraction:
         )
 
         def record(result: ExtractionResult) -> bool:
+            if inside is not None:
+                inside()
             # a thread deleted meanwhile took its jobs along: none is left behind
             if memory._store.get_thread(self.thread_id) is not None:
                 memory._store.insert_job(request.job_row("done", result.model_dump(mode="json")))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +17,13 @@ from graphmem.core.validation import (
     expiry,
 )
 from graphmem.errors import NotFoundError
-from graphmem.models import MemoryRecord, RecordRelation, SearchResult
 from graphmem.stores.base import NewMessage
 from graphmem.thread_models import Message, ThreadInfo
 from graphmem.threads import context
 from graphmem.threads.card_model import ContextCard
 from graphmem.threads.extraction import ThreadExtraction
 from graphmem.threads.messages import check_messages, slice_bounds
+from graphmem.threads.records import ThreadRecords
 from graphmem.threads.settings import SearchModels, ThreadSettings, check_concurrency
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Thread"]
 
 
-class Thread(ThreadExtraction):
+class Thread(ThreadRecords, ThreadExtraction):
     """A live handle on one stored thread (from ``create_thread`` or ``get_thread``).
 
     The thread's settings are read from the store on every use, so handles on
@@ -77,6 +77,13 @@ class Thread(ThreadExtraction):
             raise NotFoundError(f"thread_id: no thread {self.thread_id!r}")
         return found
 
+    def _still(self, seen: ThreadInfo) -> None:
+        """Inside a write: the thread is still the one ``seen`` was read from (not
+        deleted, nor deleted and made again under the same id, maybe for another
+        user), so that records written with ``seen``'s scope land in it."""
+        if self.info().created_at != seen.created_at:
+            raise NotFoundError(f"thread_id: thread {self.thread_id!r} was deleted meanwhile")
+
     @property
     def user_id(self) -> str | None:
         return self.info().user_id
@@ -116,6 +123,18 @@ class Thread(ThreadExtraction):
                 index); nothing is stored.
             NotFoundError: the thread was deleted.
         """
+        return self._add_messages(messages, metadata, timestamp, ttl_days)
+
+    def _add_messages(
+        self,
+        messages: Iterable[Mapping[str, Any]],
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: datetime | str | None = None,
+        ttl_days: float | None = None,
+        inside: Callable[[list[str]], object] | None = None,
+    ) -> list[str]:
+        """:meth:`add_messages`; ``inside(ids)`` runs in the transaction that stores
+        them (a memory block records the ids there), and its error stores nothing."""
         memory = self._memory
         memory._check_open()
         checked = check_messages(messages)
@@ -127,7 +146,7 @@ class Thread(ThreadExtraction):
         created_at = memory._clock()
         with memory._store.transaction():
             memory._use_embedder(int(vectors.shape[1]))
-            self.info()  # still there, inside the write
+            self._still(info)  # inside the write
             first = memory._store.reserve_message_positions(self.thread_id, len(checked))
             new = [
                 NewMessage(
@@ -147,6 +166,8 @@ class Thread(ThreadExtraction):
                 for i, m in enumerate(checked)
             ]
             memory._store.insert_messages(new)
+            if inside is not None:  # the caller's own write, in the same transaction
+                inside([m.record_id for m in new])
             queued = memory._queue_for_messages(info, first, first + len(checked))
         if queued:
             memory._jobs.notify()
@@ -220,120 +241,6 @@ class Thread(ThreadExtraction):
             self.get_message(message_id)
             self._memory._store.delete_memory(message_id)
 
-    # records in the thread's scope ------------------------------------------------
-
-    def add_memory(
-        self,
-        content: str,
-        *,
-        memory_type: str = "memory",
-        memory_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        timestamp: datetime | str | None = None,
-        ttl_days: float | None = None,
-    ) -> str:
-        """Store a memory-like record with this thread's user, agent and thread ids
-        (see GraphMemory.add_memory); the thread is checked again inside the write,
-        so a record never outlives a thread deleted meanwhile."""
-        info = self.info()
-        new = self._memory._new_memory(
-            content,
-            memory_id=memory_id,
-            memory_type=memory_type,
-            user_id=info.user_id,
-            agent_id=info.agent_id,
-            thread_id=self.thread_id,
-            metadata=metadata,
-            timestamp=timestamp,
-            ttl_days=ttl_days,
-        )
-        return self._memory._add_checked(new, self.info)
-
-    def search(
-        self,
-        query: str,
-        *,
-        record_types: Iterable[str] | None = None,
-        max_results: int | None = None,
-        num_hops: int = 0,
-        max_linked_results: int | None = 100,
-        include_invalid_results: bool = False,
-        thread_only: bool = False,
-    ) -> list[SearchResult]:
-        """Search memory-like records in this thread's user and agent scope (only
-        those added in this thread when ``thread_only``) with the thread's search
-        config (``max_results`` None: its ``max_results``); see GraphMemory.search.
-        Messages are searched by :meth:`get_context_card`, within this thread."""
-        info = self.info()
-        return self._memory.search(
-            query,
-            user_id=info.user_id,
-            agent_id=info.agent_id,
-            thread_id=self.thread_id if thread_only else None,
-            record_types=record_types,
-            max_results=max_results,
-            num_hops=num_hops,
-            max_linked_results=max_linked_results,
-            include_invalid_results=include_invalid_results,
-            search_config=context.search_config(self, info),
-        )
-
-    def _own(self, record_id: str) -> None:
-        if self._memory.get_memory(record_id).thread_id != self.thread_id:
-            raise NotFoundError(f"memory_id: no memory {record_id!r} in this thread")
-
-    def update_memory(
-        self,
-        memory_id: str,
-        *,
-        content: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        timestamp: datetime | str | None = None,
-    ) -> MemoryRecord:
-        """Change a memory of this thread (see GraphMemory.update_memory)."""
-        self.info()
-        self._own(memory_id)
-        return self._memory.update_memory(
-            memory_id, content=content, metadata=metadata, timestamp=timestamp
-        )
-
-    def delete_memory(self, memory_id: str) -> None:
-        """Delete a memory of this thread; its links go too, validity is recomputed."""
-        self.info()
-        self._own(memory_id)
-        self._memory.delete_memory(memory_id)
-
-    def link_records(
-        self,
-        /,
-        source_record_id: str,
-        source_record_type: str,
-        target_record_id: str,
-        target_record_type: str,
-        relation_type: str,
-        **options: Any,
-    ) -> str:
-        """Link two memory-like records (see GraphMemory.link_records; messages never link)."""
-        self.info()
-        return self._memory.link_records(
-            source_record_id,
-            source_record_type,
-            target_record_id,
-            target_record_type,
-            relation_type,
-            **options,
-        )
-
-    def update_record_link(self, /, relation_id: str, **changes: Any) -> RecordRelation:
-        """See GraphMemory.update_record_link."""
-        self.info()
-        return self._memory.update_record_link(relation_id, **changes)
-
-    def delete_record_link(self, /, relation_id: str | None = None, **triple: Any) -> None:
-        """See GraphMemory.delete_record_link."""
-        self.info()
-        self._memory.delete_record_link(relation_id, **triple)
-
     # summary and context card -----------------------------------------------------
 
     def get_summary(self, except_last: int = 0, token_budget: int | None = None) -> str:
@@ -394,13 +301,6 @@ class Thread(ThreadExtraction):
     get_message_async = async_twin(get_message)
     update_message_async = async_twin(update_message)
     delete_message_async = async_twin(delete_message)
-    add_memory_async = async_twin(add_memory)
-    search_async = async_twin(search)
-    update_memory_async = async_twin(update_memory)
-    delete_memory_async = async_twin(delete_memory)
-    link_records_async = async_twin(link_records)
-    update_record_link_async = async_twin(update_record_link)
-    delete_record_link_async = async_twin(delete_record_link)
     get_summary_async = async_twin(get_summary)
     get_context_card_async = async_twin(get_context_card)
     info_async = async_twin(info)

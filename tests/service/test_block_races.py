@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from graphmem import GraphMemory, MemoryExtractionConfig
 from graphmem.errors import GraphMemError
 from graphmem.service.blocks import BlockService
@@ -115,3 +117,106 @@ def test_a_session_deleted_during_its_extraction_keeps_no_job_row(tmp_path: Path
             blocks.process(queued.block_id)
         assert memory.list_memories(limit=1000) == []
         assert memory.list_jobs() == []  # the extraction's job row went with its thread
+
+
+class _Gate:
+    """Holds the first call it is put in front of until released."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.used = False
+
+    def hold(self) -> None:
+        if not self.used:
+            self.used = True
+            self.entered.set()
+            assert self.release.wait(30)
+
+
+def _messages_and_facts(memory: GraphMemory, thread_id: str) -> tuple[list[str], list[str]]:
+    messages = [m.id for m in memory.get_thread(thread_id).get_messages()]
+    facts = [m.id for m in memory.list_memories(limit=1000) if m.record_type == "fact"]
+    return messages, facts
+
+
+def test_a_holder_that_lost_its_block_mid_write_writes_nothing_more(tmp_path: Path) -> None:
+    llm = ScriptedLlm()
+    gate = _Gate()
+    answer = llm.chat
+
+    def chat(messages: Any, *, json_schema: Any = None) -> str:
+        if (json_schema or {}).get("title") == "thread_summary":
+            gate.hold()  # after the messages are stored, before the fact
+        return answer(messages, json_schema=json_schema)
+
+    llm.chat = chat  # type: ignore[method-assign]
+    with _memory(tmp_path / "lost.db", llm) as memory:
+        memory.create_thread("s", user_id="u")
+        first, second = BlockService(memory, llm), BlockService(memory, llm)
+        body = AddMemoryBody(
+            messages=[{"user_content": "Order #7?"}], facts=["Order #7 is late."],
+            context_required=False,
+        )  # fmt: skip
+        queued = first.add("s", body)
+        running = threading.Thread(target=first.process, args=(queued.block_id,))
+        running.start()
+        assert gate.entered.wait(30)
+        # another server changes the block and processes it at once
+        changed = second.update(
+            "s", queued.block_id, UpdateMemoryBody(prompt_id="default", async_processing=False)
+        )
+        assert changed.status == "ready"
+        gate.release.set()
+        running.join(30)
+        messages, facts = _messages_and_facts(memory, "s")
+        assert (len(messages), len(facts)) == (1, 1)  # nothing written twice
+        stored = memory._store.get_block(queued.block_id)
+        assert stored is not None and stored.status == "ready"
+        assert stored.record_ids == messages + facts
+
+
+@pytest.mark.parametrize("where", ["fact", "extraction"])
+def test_a_session_deleted_and_made_again_for_another_user_gets_nothing(
+    tmp_path: Path, where: str
+) -> None:
+    llm = ScriptedLlm()
+    gate = _Gate()
+    with _memory(tmp_path / "again.db", llm) as memory:
+        memory.create_thread("s", user_id="alice", enable_context_summary=False)
+        blocks = BlockService(memory, llm)
+        if where == "fact":
+            body = AddMemoryBody(facts=["Alice's secret."], context_required=False)
+            original = memory._embed
+
+            def embed(texts: list[str]) -> Any:
+                gate.hold()
+                return original(texts)
+
+            memory._embed = embed  # type: ignore[method-assign,assignment]
+        else:
+            body = AddMemoryBody(messages=[{"user_content": "Order #7 is late."}])
+            answer = llm.chat
+
+            def chat(messages: Any, *, json_schema: Any = None) -> str:
+                if str((json_schema or {}).get("title", "")).startswith("memory_extraction"):
+                    gate.hold()
+                return answer(messages, json_schema=json_schema)
+
+            llm.chat = chat  # type: ignore[method-assign]
+        queued = blocks.add("s", body)
+
+        def process() -> None:
+            with contextlib.suppress(GraphMemError):  # the block goes with its session
+                blocks.process(queued.block_id)
+
+        running = threading.Thread(target=process)
+        running.start()
+        assert gate.entered.wait(30)
+        memory.delete_thread("s")
+        memory.create_thread("s", user_id="bob", enable_context_summary=False)
+        gate.release.set()
+        running.join(30)
+        assert memory.list_memories(limit=1000) == []
+        assert memory.get_thread("s").get_messages() == []
+        assert memory.list_jobs() == []
