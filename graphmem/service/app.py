@@ -32,7 +32,8 @@ def _too_large(limit: int) -> Response:
 
 def _limit_body(app: FastAPI, limit: int) -> None:
     """Refuse bodies over ``limit`` bytes (by Content-Length, then as they stream in),
-    and bodies that are not JSON."""
+    and bodies that are not JSON; a request to a ``/v1`` route without any
+    credential is refused first (401), whatever its body."""
 
     @app.middleware("http")
     async def check_body(
@@ -40,6 +41,14 @@ def _limit_body(app: FastAPI, limit: int) -> None:
     ) -> Response:
         if request.method not in _BODY_METHODS:
             return await call_next(request)
+        if request.url.path.startswith("/v1/") and not request.headers.get("authorization"):
+            # no credential at all: 401 before anything about the body
+            return error_response(
+                "UNAUTHENTICATED",
+                "send 'Authorization: Bearer <API key or token>'",
+                401,
+                **{"WWW-Authenticate": "Bearer"},
+            )
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             return _too_large(limit)

@@ -119,3 +119,19 @@ def test_sql_in_text_is_stored_as_text(svc: Service) -> None:
     assert stored.content == text
     found = svc.call("POST", "/v1/search", json={"query": "Robert DROP TABLE", "session_id": "s"})
     assert text in [hit["record"]["content"] for hit in found.json()["results"]]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"content": b'{"facts": ["a"', "headers": {"content-type": "application/json"}},
+        {"content": b"x=1", "headers": {"content-type": "application/x-www-form-urlencoded"}},
+        {"json": {"facts": ["x" * LIMIT]}},
+    ],
+)
+def test_without_a_credential_the_answer_is_401_whatever_the_body(
+    svc: Service, kwargs: dict[str, Any]
+) -> None:
+    answer = svc.http.request("POST", FACTS, **kwargs)
+    assert (answer.status_code, answer.json()["code"]) == (401, "UNAUTHENTICATED")
+    assert answer.headers["www-authenticate"] == "Bearer"
