@@ -45,9 +45,21 @@ def _invalid_linked(result: SearchResult) -> int:
     )
 
 
+def _format(as_json: bool, fmt: str) -> str:
+    """The output format: ``--json`` is ``--format json``; with another format, a
+    usage error (the two flags disagree)."""
+    if not as_json:
+        return fmt
+    if fmt not in ("text", "json"):
+        raise click.UsageError(f"--json prints JSON: leave out --format {fmt} (or --json)")
+    return "json"
+
+
 def _show(results: list[SearchResult], fmt: str) -> None:
     if fmt == "json":
         emit(True, [_result_json(r) for r in results], "")
+    elif not results:  # nothing on standard output; a note for the person reading
+        click.echo("no results", err=True)
     elif fmt == "xml":
         click.echo("\n".join(r.format_content() for r in results))
     else:
@@ -102,6 +114,7 @@ def search(db: str, store: str | None, as_json: bool, query: str, fmt: str, **pa
     Example:
       graphmem search --db memories.db "What pizza?" --user u1 --hops 2 --format xml
     """
+    fmt = _format(as_json, fmt)
     filters = filters_from(params)
     with open_memory(db, store) as memory:
         results = memory.search(
@@ -112,7 +125,6 @@ def search(db: str, store: str | None, as_json: bool, query: str, fmt: str, **pa
             max_linked_results=params["cap"],
             include_invalid_results=params["include_invalid"],
         )
-    fmt = "json" if as_json else fmt
     _show(results, fmt)
     hidden = sum(_invalid_linked(r) for r in results)
     if fmt == "xml" and hidden and not params["include_invalid"]:
@@ -146,10 +158,11 @@ def tree(
     Example:
       graphmem tree --db memories.db pizza-neapolitan-sourdough --hops 2
     """
+    fmt = _format(as_json, fmt)
     filters = filters_from(params)
     with open_memory(db, store) as memory:
         result = memory.tree(memory_id, params["hops"], params["cap"], **filters)
-    _show([result], "json" if as_json else fmt)
+    _show([result], fmt)
 
 
 def _why_json(why: Invalidation, history: History) -> dict[str, Any]:

@@ -109,3 +109,18 @@ def test_stats_counts_by_type_status_user_and_link_type(graphmem, pizza_db: Path
 
 def test_stats_missing_store_is_a_user_error(graphmem, tmp_path: Path, user_error) -> None:
     user_error(graphmem("stats", "--db", str(tmp_path / "none.db")), "no store")
+
+
+def test_search_without_results_prints_nothing_and_says_so(graphmem, pizza_db: Path) -> None:
+    run = graphmem("search", "pizza", "--user", "nobody")
+    assert (run.code, run.out, run.err) == (0, "", "no results\n")
+    as_json = graphmem("search", "pizza", "--user", "nobody", "--json")
+    assert (as_json.code, as_json.json()) == (0, [])
+
+
+def test_json_and_another_format_are_a_usage_error(graphmem, pizza_db: Path) -> None:
+    for verb in (("search", "pizza"), ("tree", "sour")):
+        run = graphmem(*verb, "--json", "--format", "xml")
+        assert run.code == 2 and "--json prints JSON" in run.err, run.err
+    both = graphmem("search", "pizza", "--json", "--format", "json")
+    assert both.code == 0 and isinstance(both.json(), list)
