@@ -72,15 +72,8 @@ class BlockWorker:
                 return None
             block = self._store.get_block(block_id)
         if block is not None:
-            self._hold(block_id)
+            self._leases.hold(block_id)  # renewed while it is processed here
         return block
-
-    def _hold(self, block_id: str) -> None:
-        """Renew ``block_id``'s lease while it is processed here."""
-        self._leases.hold(block_id)
-
-    def _let_go(self, block_id: str) -> None:
-        self._leases.let_go(block_id)
 
     def renew_leases(self) -> int:
         """Extend the lease of every block processed here now; how many."""

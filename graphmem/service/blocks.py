@@ -187,7 +187,7 @@ class BlockService(BlockWorker):
                 found = self._store.get_block(block.block_id)
             assert found is not None
             return found
-        self._hold(block.block_id)
+        self._leases.hold(block.block_id)
         return self._process_held(block)
 
     # processing -------------------------------------------------------------------
@@ -203,7 +203,7 @@ class BlockService(BlockWorker):
         try:
             self._finish(block, self._processed(block))
         finally:
-            self._let_go(block.block_id)
+            self._leases.let_go(block.block_id)
         return self._stored(block.block_id)
 
     def _stored(self, block_id: str) -> StoredBlock:
@@ -223,13 +223,21 @@ class BlockService(BlockWorker):
             return replace(block, status="failed", error=str(exc)[:_MAX_ERROR])
         return replace(block, status="ready", summary=summary, resolved_vid=resolved, error=None)
 
+    @staticmethod
+    def _held(current: StoredBlock | None, claim: StoredBlock) -> bool:
+        """Whether the block as stored (``current``) is still in ``claim``'s hands:
+        processing, by the same holder, with the claim's ``updated_at``."""
+        return (
+            current is not None
+            and current.status == "processing"
+            and (current.updated_at, current.owner) == (claim.updated_at, claim.owner)
+        )
+
     def _holding(self, block: StoredBlock) -> StoredBlock:
         """Inside a write: the block as stored, while this claim still holds it (else
         :class:`ClaimLost`, which rolls the write back)."""
         current = self._store.get_block(block.block_id)
-        if current is None or current.status != "processing":
-            raise ClaimLost(f"block_id: block {block.block_id!r} is not being processed here")
-        if (current.updated_at, current.owner) != (block.updated_at, block.owner):
+        if current is None or not self._held(current, block):
             raise ClaimLost(f"block_id: block {block.block_id!r} was changed or taken over")
         return current
 
@@ -243,9 +251,7 @@ class BlockService(BlockWorker):
         over meanwhile: a claim is known by its holder and ``updated_at``."""
         with self._store.transaction():
             current = self._store.get_block(claimed.block_id)
-            if current is None or current.status != "processing":
-                return
-            if (current.updated_at, current.owner) != (claimed.updated_at, claimed.owner):
+            if current is None or not self._held(current, claimed):
                 return
             self._store.update_block(
                 replace(
@@ -339,8 +345,7 @@ class BlockService(BlockWorker):
             current = self._store.get_block(block.block_id)
             if current is None:
                 return block
-            held = (current.updated_at, current.owner) == (block.updated_at, block.owner)
-            if current.status == "processing" and held:
+            if self._held(current, block):
                 self._store.update_block(replace(current, extraction=state))
             elif "record_ids" in state:
                 for record_id in state["record_ids"]:

@@ -28,7 +28,14 @@ from graphmem.errors import (
 )
 from graphmem.registry_errors import PromptError
 
-__all__ = ["ServiceError", "error_response", "install_error_handlers", "named_as", "status_of"]
+__all__ = [
+    "ServiceError",
+    "as_session",
+    "error_response",
+    "install_error_handlers",
+    "named_as",
+    "status_of",
+]
 
 _log = logging.getLogger("graphmem.service")
 
@@ -66,6 +73,19 @@ def named_as(names: Mapping[str, str]) -> Iterator[None]:
         if type(exc) is not NotFoundError or not sep or head not in names:
             raise
         raise NotFoundError(f"{names[head]}: {rest}") from None
+
+
+@contextmanager
+def as_session(session_id: str) -> Iterator[None]:
+    """:func:`named_as` for the service's word for a thread: errors about
+    ``thread_id`` name ``session_id``, and a missing thread is a missing session."""
+    try:
+        with named_as({"thread_id": "session_id"}):
+            yield
+    except NotFoundError as exc:
+        if type(exc) is not NotFoundError or not str(exc).startswith("session_id:"):
+            raise
+        raise NotFoundError(f"session_id: no session {session_id!r}") from None
 
 
 class ServiceError(GraphMemError):

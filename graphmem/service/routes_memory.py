@@ -6,10 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.errors import InvalidArgumentError
 from graphmem.service.auth import ADMIN, READ, requires
 from graphmem.service.blocks import BlockService
-from graphmem.service.errors import named_as
+from graphmem.service.errors import as_session, named_as
 from graphmem.service.routes_sessions import user_record
 from graphmem.service.schemas import (
     AddMemoryBody,
@@ -106,10 +106,8 @@ def add_record(request: Request, body: MemoryBody) -> dict[str, Any]:
     memory = _memory(request)
     user_id, agent_id = body.user_id, body.agent_id
     if body.session_id is not None:
-        try:
+        with as_session(body.session_id):
             info = memory.get_thread(body.session_id).info()
-        except NotFoundError:
-            raise NotFoundError(f"session_id: no session {body.session_id!r}") from None
         for name, given, held in (("user_id", user_id, info.user_id),
                                   ("agent_id", agent_id, info.agent_id)):  # fmt: skip
             if given is not None and given != held:
@@ -186,7 +184,7 @@ def delete_link(request: Request, relation_id: str) -> dict[str, Any]:
 @router.post("/search", dependencies=_read)
 def search(request: Request, body: SearchBody) -> dict[str, Any]:
     """Search memories (or a session's records) by meaning, keywords or both."""
-    with named_as({"thread_id": "session_id"}):
+    with as_session(body.session_id or ""):
         results = _memory(request).search(
             body.query,
             user_id=body.user_id,

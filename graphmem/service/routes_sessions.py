@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
 from graphmem.core.validation import check_id
-from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.errors import NotFoundError
 from graphmem.service.auth import ADMIN, READ, requires
+from graphmem.service.errors import as_session
 from graphmem.service.schemas import CreateSessionBody, CreateUserBody
 
 __all__ = ["router"]
@@ -32,22 +31,6 @@ def user_record(request: Request, user_id: str) -> dict[str, Any]:
     if found is None:
         raise NotFoundError(f"user_id: no user {user_id!r}")
     return {"user_id": found.id, "information": found.information, "metadata": found.metadata}
-
-
-@contextmanager
-def _as_session(session_id: str) -> Iterator[None]:
-    """Errors about the thread under a session route name the session instead (the
-    service's word for a thread)."""
-    try:
-        yield
-    except InvalidArgumentError as exc:
-        if exc.argument != "thread_id":
-            raise
-        raise InvalidArgumentError("session_id", exc.detail) from None
-    except NotFoundError as exc:
-        if not str(exc).startswith("thread_id:"):
-            raise
-        raise NotFoundError(f"session_id: no session {session_id!r}") from None
 
 
 def _session(info: Any) -> dict[str, Any]:
@@ -89,7 +72,7 @@ def delete_user(request: Request, user_id: str) -> dict[str, Any]:
 def create_session(request: Request, body: CreateSessionBody) -> dict[str, Any]:
     """Open a session (a thread) of a recorded user."""
     user_record(request, body.user_id)
-    with _as_session(body.session_id or ""):
+    with as_session(body.session_id or ""):
         thread = _memory(request).create_thread(
             body.session_id, user_id=body.user_id, agent_id=body.agent_id, metadata=body.metadata
         )
@@ -118,13 +101,13 @@ def list_sessions(
 
 @router.get("/sessions/{session_id}", dependencies=_read)
 def get_session(request: Request, session_id: str) -> dict[str, Any]:
-    with _as_session(session_id):
+    with as_session(session_id):
         return _session(_memory(request).get_thread(session_id).info())
 
 
 @router.delete("/sessions/{session_id}", dependencies=_admin)
 def delete_session(request: Request, session_id: str) -> dict[str, Any]:
-    with _as_session(session_id):
+    with as_session(session_id):
         deleted = _memory(request).delete_thread(session_id)
     return {"session_id": session_id, "deleted_records": deleted}
 
@@ -133,7 +116,7 @@ def delete_session(request: Request, session_id: str) -> dict[str, Any]:
 def get_messages(
     request: Request, session_id: str, start: int | None = None, end: int | None = None
 ) -> dict[str, Any]:
-    with _as_session(session_id):
+    with as_session(session_id):
         messages = _memory(request).get_thread(session_id).get_messages(start, end)
     return {"messages": [m.model_dump(mode="json") for m in messages], "count": len(messages)}
 
@@ -146,7 +129,7 @@ def context_card(
     recent_message_count: int = 5,
 ) -> dict[str, Any]:
     """The session's context card, as data and as prompt text (``content``)."""
-    with _as_session(session_id):
+    with as_session(session_id):
         card = (
             _memory(request)
             .get_thread(session_id)

@@ -157,8 +157,10 @@ class ThreadExtraction:
         def record(result: ExtractionResult) -> bool:
             if inside is not None:
                 inside()
-            # a thread deleted meanwhile took its jobs along: none is left behind
-            if memory._store.get_thread(self.thread_id) is not None:
+            # a thread deleted meanwhile (maybe made again) took its jobs along: none
+            # is left behind, as write_extraction writes no record for it either
+            thread = memory._store.get_thread(self.thread_id)
+            if thread is not None and thread.created_at == info.created_at:
                 memory._store.insert_job(request.job_row("done", result.model_dump(mode="json")))
             return True
 
