@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -86,17 +87,39 @@ def _fail(message: str) -> int:
     return 1
 
 
+def _invoke(args: list[str]) -> object:
+    """Parse and run one command line. Not ``cli.main``: that turns a broken pipe
+    into ``sys.exit(1)`` before :func:`main` could see it."""
+    try:
+        with cli.make_context("graphmem", args) as ctx:
+            return cli.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help, --version
+        return exc.exit_code
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last
+    flush of what is still buffered for the departed reader fails no more."""
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (AttributeError, OSError, ValueError):  # not a file (captured output)
+        return
+    os.dup2(null, fd)
+    os.close(null)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (errors print one line, no traceback)."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        status = cli.main(args=args, prog_name="graphmem", standalone_mode=False)
+        status = _invoke(args)
     except click.UsageError as exc:
         exc.show()
         return 2
     except click.ClickException as exc:
         return _fail(exc.format_message())
-    except click.Abort:
+    except (click.Abort, KeyboardInterrupt, EOFError):
         click.echo("graphmem: interrupted", err=True)
         return 130
     except InvalidArgumentError as exc:
@@ -104,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GraphMemError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # the reader (e.g. `head`) went away: not an error
-        sys.stderr.close()
+        _silence_stdout()
         return 0
     except OSError as exc:
         name = exc.filename if exc.filename is not None else ""

@@ -65,6 +65,24 @@ def test_export_jsonl_then_import_reproduces_the_store(graphmem, pizza_db: Path,
     assert _content(copy) == _content(pizza_db)
 
 
+def test_export_to_a_reader_that_stops_early_exits_0_quietly(db: Path) -> None:
+    """`graphmem export | head -1`: the reader leaving is not a failure (a shell
+    with pipefail would otherwise see the export fail)."""
+    with GraphMemory(db) as memory:
+        memory.add_memories([{"content": f"memory {i} " + "x" * 200} for i in range(2000)])
+    script = Path(sys.executable).parent / "graphmem"
+    env = {**os.environ, "GRAPHMEM_DB": str(db)}
+    proc = subprocess.Popen(
+        [str(script), "export"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert json.loads(proc.stdout.readline())["kind"] == "memory"
+    proc.stdout.close()  # more than a pipe's buffer is still to come
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert err == b""
+
+
 def test_export_graphml_is_xml_with_every_node_and_edge(graphmem, pizza_db: Path) -> None:
     root = ET.fromstring(graphmem("export", "--format", "graphml").out)
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
