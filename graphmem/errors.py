@@ -94,12 +94,22 @@ class ModelError(GraphMemError):
         status: the HTTP status, or None when no HTTP answer arrived (timeout,
             refused connection) or the answer was unusable despite a 2xx status.
         provider_message: what the provider said (or what was wrong with its answer).
+        api_base: the address of the model server that failed, when the message
+            names it (the memory service leaves it out of what it answers).
     """
 
-    def __init__(self, message: str, *, status: int | None, provider_message: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None,
+        provider_message: str,
+        api_base: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.provider_message = provider_message
+        self.api_base = api_base
 
 
 class ExtractionError(GraphMemError):

@@ -148,6 +148,7 @@ class JsonClient:
             f"{self.operation} at {self.api_base} failed ({where}): {said}",
             status=status,
             provider_message=said,
+            api_base=self.api_base,
         )
 
     def _outcome(self, response: httpx.Response) -> Any:

@@ -23,6 +23,7 @@ Who processes a block, and when another server may take it over, is
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from graphmem.service.block_content import (
     turn_messages,
 )
 from graphmem.service.block_worker import BlockWorker
+from graphmem.service.errors import client_text
 from graphmem.service.schemas import AddMemoryBody, UpdateMemoryBody
 from graphmem.stores.service_base import StoredBlock
 
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["BlockService"]
 
 _MAX_SUMMARY = 2000
+_log = logging.getLogger("graphmem.service")
 _MAX_ERROR = 2000
 
 
@@ -220,7 +223,8 @@ class BlockService(BlockWorker):
             block = self._extract(block, resolved)
             summary = self._summarize(block, instructions)
         except GraphMemError as exc:
-            return replace(block, status="failed", error=str(exc)[:_MAX_ERROR])
+            _log.warning("block %s failed: %s", block.block_id, exc)
+            return replace(block, status="failed", error=client_text(exc)[:_MAX_ERROR])
         return replace(block, status="ready", summary=summary, resolved_vid=resolved, error=None)
 
     @staticmethod

@@ -31,6 +31,7 @@ from graphmem.registry_errors import PromptError
 __all__ = [
     "ServiceError",
     "as_session",
+    "client_text",
     "error_response",
     "install_error_handlers",
     "named_as",
@@ -107,6 +108,21 @@ def status_of(exc: GraphMemError) -> tuple[str, int]:
     return "ERROR", 500
 
 
+def client_text(exc: BaseException) -> str:
+    """What the service tells its caller about ``exc``: its message, with the
+    address of every model server that failed behind it replaced by a name (a
+    caller need not learn the service's own network; its log keeps the address)."""
+    text = str(exc)
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ModelError) and cause.api_base:
+            text = text.replace(cause.api_base, "the model server")
+        cause = cause.__cause__ or cause.__context__
+    return text
+
+
 def error_response(code: str, message: str, status: int, **headers: str) -> JSONResponse:
     body = {"code": code, "message": message, "status": status}
     return JSONResponse(body, status_code=status, headers=headers or None)
@@ -131,7 +147,7 @@ def install_error_handlers(app: FastAPI) -> None:
         code, status = status_of(exc)
         if status >= 500:
             _log.warning("%s %s failed: %s", request.method, request.url.path, exc)
-        return error_response(code, str(exc), status)
+        return error_response(code, client_text(exc), status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
