@@ -17,6 +17,7 @@ from graphmem.client.models import (
     SearchHit,
     SessionInfo,
     SessionList,
+    UserInfo,
     UserList,
 )
 from graphmem.models import MemoryRecord
@@ -99,11 +100,11 @@ class Call:
     @classmethod
     def create_user(cls, user_id: str, information: str | None, metadata: Any) -> Call:
         body = {"user_id": user_id, "information": information, "metadata": metadata}
-        return cls("POST", "/v1/users", body)
+        return cls("POST", "/v1/users", body, read=UserInfo.model_validate)
 
     @classmethod
     def get_user(cls, user_id: str) -> Call:
-        return cls("GET", f"/v1/users/{_seg(user_id)}")
+        return cls("GET", f"/v1/users/{_seg(user_id)}", read=UserInfo.model_validate)
 
     @classmethod
     def list_users(cls, limit: int, offset: int) -> Call:

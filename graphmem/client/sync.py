@@ -16,6 +16,7 @@ from graphmem.client.models import (
     SearchHit,
     SessionInfo,
     SessionList,
+    UserInfo,
     UserList,
 )
 from graphmem.models import MemoryRecord
@@ -132,13 +133,15 @@ class AgentMemoryClient:
         user_id: str,
         information: str | None = None,
         metadata: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> UserInfo:
+        """Record a user; returns it as stored."""
         meta = None if metadata is None else dict(metadata)
-        result: dict[str, Any] = self._send(Call.create_user(user_id, information, meta))
+        result: UserInfo = self._send(Call.create_user(user_id, information, meta))
         return result
 
-    def get_user(self, user_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._send(Call.get_user(user_id))
+    def get_user(self, user_id: str) -> UserInfo:
+        """A recorded user."""
+        result: UserInfo = self._send(Call.get_user(user_id))
         return result
 
     def list_users(self, limit: int = 100, offset: int = 0) -> UserList:

@@ -36,7 +36,9 @@ from .conftest import Served
 def test_async_client_runs_the_same_calls(served: Served) -> None:
     async def scenario() -> None:
         async with AsyncAgentMemoryClient(served.url, served.admin_key) as client:
-            await client.create_user("async_user")
+            made = await client.create_user("async_user", "Async.")
+            assert made == UserInfo(user_id="async_user", information="Async.")
+            assert await client.get_user("async_user") == made
             session = await client.create_session(user_id="async_user", session_id="async_s")
             prompt = await client.create_prompt("async_p", "Extract order numbers.", "async")
             assert (prompt.current_vid, prompt.version_count) == (0, 1)
@@ -93,7 +95,14 @@ def test_users_and_sessions_are_listed_in_pages_and_users_deleted(served: Served
     with AgentMemoryClient(served.url, served.admin_key) as client:
         before = client.list_users().total
         client.create_user("list_u1")
-        client.create_user("list_u2", "Prefers email.", {"tier": "gold"})
+        made = client.create_user("list_u2", "Prefers email.", {"tier": "gold"})
+        assert isinstance(made, UserInfo)
+        assert (made.user_id, made.information, made.metadata) == (
+            "list_u2",
+            "Prefers email.",
+            {"tier": "gold"},
+        )
+        assert client.get_user("list_u2") == made
         client.create_session(user_id="list_u1", session_id="list_s1")
         client.create_session(user_id="list_u1", session_id="list_s2")
         client.create_session(user_id="list_u2", session_id="list_s3")
