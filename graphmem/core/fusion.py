@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 __all__ = [
     "COMMON_FRACTION",
     "MAX_TERMS",
-    "drop_common_terms",
+    "common_term_plans",
     "keyword_terms",
     "reciprocal_rank_fusion",
     "term_match_scores",
@@ -18,6 +18,9 @@ __all__ = [
 
 COMMON_FRACTION = 0.1
 """A term found in more than this fraction of the documents is a stop word."""
+
+COMMON_MIN_DOCUMENTS = 1000
+"""Below this many documents, no term counts as a stop word."""
 
 MAX_TERMS = 32
 """Query terms a keyword search uses (the first ones)."""
@@ -35,7 +38,7 @@ def keyword_terms(text: str) -> list[str]:
     ['which', 'db', 'does', 'the', 'service', 'use', 'or', 'not']
     """
     seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(_lower(text)):
         seen.setdefault(word, None)
     return list(seen)[:MAX_TERMS]
 
@@ -99,22 +102,42 @@ def term_match_scores(
 
 def keyword_terms_all(text: str) -> list[str]:
     """Every lower-case word of ``text`` (no limit, duplicates kept)."""
-    return _WORD.findall(text.lower())
+    return _WORD.findall(_lower(text))
 
 
-def drop_common_terms(terms: Sequence[str], doc_counts: Mapping[str, int], total: int) -> list[str]:
-    """``terms`` without those found in more than :data:`COMMON_FRACTION` of the
-    ``total`` documents (stop words such as "the" or "which": they weigh little
-    in BM25 but cost the most to match). When every term is that common, only the
-    rarest is kept (ties: the first). Terms found nowhere are dropped.
+def _lower(text: str) -> str:
+    """``text`` in lower case, the dotted capital I (``İ``) as a plain ``i``:
+    ``str.lower`` gives it a combining dot, which would split its word in two.
 
-    >>> drop_common_terms(["the", "kestrel", "of"], {"the": 90, "kestrel": 2, "of": 50}, 100)
-    ['kestrel']
-    >>> drop_common_terms(["the", "of"], {"the": 90, "of": 50}, 100)
-    ['of']
+    >>> _lower("İstanbul")
+    'istanbul'
     """
-    present = [t for t in terms if doc_counts.get(t, 0) > 0]
-    rare = [t for t in present if doc_counts[t] <= COMMON_FRACTION * total]
-    if rare or not present:
-        return rare
-    return [min(present, key=lambda t: doc_counts[t])]
+    return text.lower().replace("i\u0307", "i")
+
+
+def common_term_plans(
+    terms: Sequence[str], doc_counts: Mapping[str, int], total: int
+) -> list[list[str]]:
+    """The term lists a keyword search matches in turn, the next one only when
+    the one before finds fewer records than asked for: first ``terms`` without
+    those found in more than :data:`COMMON_FRACTION` of the ``total`` documents
+    (stop words such as "the" or "which": they weigh little in BM25 but cost the
+    most to match), then every term. In a store of fewer than
+    :data:`COMMON_MIN_DOCUMENTS` documents no term is common. A term that
+    ``doc_counts`` does not hold (a phrase such as ``user_id``, which the index
+    holds as two words) is never common; one counted in no document is left out.
+
+    >>> common_term_plans(["the", "kestrel", "of"], {"the": 900, "kestrel": 2, "of": 500}, 1000)
+    [['kestrel'], ['the', 'kestrel', 'of']]
+    >>> common_term_plans(["the", "of"], {"the": 900, "of": 500}, 1000)
+    [['of'], ['the', 'of']]
+    >>> common_term_plans(["pizza", "kestrel"], {"pizza": 2, "kestrel": 1}, 3)
+    [['pizza', 'kestrel']]
+    """
+    present = [t for t in terms if doc_counts.get(t, 1) > 0]
+    if total < COMMON_MIN_DOCUMENTS:
+        return [present] if present else []
+    rare = [t for t in present if doc_counts.get(t, 0) <= COMMON_FRACTION * total]
+    if not rare and present:  # only common words: the rarest first
+        rare = [min(present, key=lambda t: doc_counts[t])]
+    return [rare, present] if rare != present else ([present] if present else [])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 from graphmem.ai.protocols import RerankerProtocol
 from graphmem.errors import GraphMemError, ModelError
@@ -44,11 +45,17 @@ def _scores(answer: object, count: int) -> dict[int, float]:
         else:
             index = getattr(item, "index", None)
             score = getattr(item, "relevance_score", None)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+        # numbers.Integral / Real: numpy's scalars (np.argsort, np.float32) count.
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, Integral)
+            or not 0 <= int(index) < count
+        ):
             raise _reranker_error(f"returned index {index!r}, not one of 0..{count - 1}")
+        index = int(index)
         if index in scores:
             raise _reranker_error(f"returned index {index} twice")
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
+        if isinstance(score, bool) or not isinstance(score, Real):
             raise _reranker_error(f"returned score {score!r} for index {index}, not a number")
         if not math.isfinite(score):
             raise _reranker_error(f"returned score {score!r} for index {index}, not finite")

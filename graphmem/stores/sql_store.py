@@ -356,9 +356,10 @@ class SqlStore(SqlScans, SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJ
             )
         return top_k([r[0] for r in rows], cosine_distances(matrix, vector), k)
 
-    def _match_terms(self, terms: Sequence[str]) -> list[str]:
-        """The terms worth matching (inside the keyword read); all of them here."""
-        return list(terms)
+    def _match_terms(self, terms: Sequence[str]) -> list[list[str]]:
+        """The term lists to match, in turn (inside the keyword read): the next is
+        tried when one finds fewer than ``k`` records. Here one list, every term."""
+        return [list(terms)]
 
     def _keyword_statement(self, filters: SearchFilters) -> str:
         """The statement of a keyword read under ``filters``."""
@@ -377,16 +378,21 @@ class SqlStore(SqlScans, SqlTraversal, SqlRegistry, SqlService, SqlThreads, SqlJ
     ) -> list[tuple[str, float]]:
         if not terms or k == 0:
             return []
+        rows: list[Any] = []
         with self.transaction(write=False):
-            terms = self._match_terms(terms)
-            if not terms:
+            plans = self._match_terms(terms)
+            if not plans:
                 return []
-            binds = self._use_filter(filters)
-            binds.update(
-                text_query=self._text_query(terms), k=k, include_invalid=int(include_invalid)
-            )
-            name, binds = self._keyword_read(filters, binds)
-            rows = self._run(name, **binds).fetchall()
+            filter_binds = self._use_filter(filters)
+            for matched in plans:
+                binds = dict(filter_binds)
+                binds.update(
+                    text_query=self._text_query(matched), k=k, include_invalid=int(include_invalid)
+                )
+                name, binds = self._keyword_read(filters, binds)
+                rows = self._run(name, **binds).fetchall()
+                if len(rows) >= k:
+                    break
         return [(str(r[0]), float(r[1])) for r in rows]
 
     def _keyword_read(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.fusion import drop_common_terms, fold_accents
+from graphmem.core.fusion import common_term_plans, fold_accents
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import BackendError, ConflictError, SchemaError
 from graphmem.models import RecordRelation, SchemaPolicy
@@ -266,24 +266,28 @@ class SqliteStore(SqlStore):
 
     # search -------------------------------------------------------------------
 
-    def _match_terms(self, terms: Sequence[str]) -> list[str]:
+    def _match_terms(self, terms: Sequence[str]) -> list[list[str]]:
         # FTS5 reads a term's whole posting list; a stop word's is most of the
-        # table (measured in bench/hybrid.py), so such terms are left out. The
-        # counts cost a pass over each term's postings too: they are kept while
-        # the index's structure record is unchanged (it changes with every write).
+        # table (measured in bench/hybrid.py), so such terms are matched only when
+        # the others find too few records. The counts cost a pass over each
+        # term's postings too: they are kept while the index's structure record
+        # is unchanged (it changes with every write). A term with `_` is a phrase
+        # to FTS5 (its tokenizer splits the word there): it has no count and is
+        # never common.
         version = self._run("get-keyword-index-version").fetchone()
         if version is None or version[0] != self._term_counts[0]:
             total = int(self._run("count-keyword-documents").fetchone()[0])
             self._term_counts = (None if version is None else version[0], total, {})
         _, total, known = self._term_counts
         terms = list(dict.fromkeys(fold_accents(t) for t in terms))  # as the index holds them
-        missing = [t for t in terms if t not in known]
+        missing = [t for t in terms if t not in known and "_" not in t]
         if missing:
             found = dict(self._run("select-term-counts", terms=json.dumps(missing)).fetchall())
             if len(known) > _MAX_KNOWN_TERMS:
                 known.clear()
             known.update((t, int(found.get(t, 0))) for t in missing)
-        return drop_common_terms(terms, known, total)
+        counts = {t: known[t] for t in terms if "_" not in t}
+        return common_term_plans(terms, counts, total)
 
     def _keyword_statement(self, filters: SearchFilters) -> str:
         # Under a user filter the match is tested against the user's rows before

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory, HybridConfig, InvalidArgumentError, TopKMemorySearchConfig
+from graphmem.core import fusion
 from graphmem.core.fusion import reciprocal_rank_fusion
 from graphmem.stores.sqlite_schema import SCHEMA_VERSION
 from graphmem.testing.memory_store import MemoryStore
@@ -161,15 +162,45 @@ def test_v3_store_is_upgraded_and_indexed(tmp_path: Path) -> None:
     assert version == (SCHEMA_VERSION,)
 
 
-def test_sqlite_keyword_leaves_stop_words_out_of_the_match(tmp_path: Path) -> None:
+def test_sqlite_keyword_matches_common_words_when_the_others_find_too_few(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fusion, "COMMON_MIN_DOCUMENTS", 0)  # words common in a small store
     memory = GraphMemory(tmp_path / "s.db", clock=ManualClock())
     memory.add_memories(
-        [{"content": f"the note number {i}", "memory_id": f"n{i}"} for i in range(20)]
+        [{"content": f"the note number {i}", "memory_id": f"n{i:02}"} for i in range(20)]
     )
     memory.add_memory("the kestrel nests here", memory_id="k")
-    assert _ids(memory.search("the kestrel", strategy="keyword")) == ["k"]
-    # a query of common words only keeps its rarest word
+    with memory._store.transaction(write=False):
+        assert memory._store._match_terms(["the", "kestrel"]) == [["kestrel"], ["the", "kestrel"]]
+    # kestrel alone fills one result; five need "the" as well
+    assert _ids(memory.search("the kestrel", strategy="keyword", max_results=1)) == ["k"]
+    found = _ids(memory.search("the kestrel", strategy="keyword", max_results=5))
+    assert found[0] == "k" and len(found) == 5 and set(found[1:]) < {f"n{i:02}" for i in range(20)}
+    # a query of common words only
     assert len(memory.search("the", strategy="keyword", max_results=50)) == 21
+    memory.close()
+
+
+def test_keyword_in_a_small_store_matches_every_word(memory: GraphMemory) -> None:
+    memory.add_memory("Error code E5000 means the disk is full.", memory_id="err2")
+    for query in ("E4711 E5000", "E5000 E4711"):
+        assert sorted(_ids(memory.search(query, strategy="keyword"))) == ["err", "err2"], query
+
+
+def test_keyword_word_with_underscore_matches(memory: GraphMemory) -> None:
+    memory.add_memory("Pass the user_id header on every call.", memory_id="hdr")
+    memory.add_memory("Fixtures live in __init__ modules.", memory_id="init")
+    assert _ids(memory.search("user_id", strategy="keyword")) == ["hdr"]
+    assert _ids(memory.search("which user_id header", strategy="keyword"))[0] == "hdr"
+    assert _ids(memory.search("__init__", strategy="keyword")) == ["init"]
+    assert _ids(memory.search("___", strategy="keyword")) == []
+
+
+def test_keyword_with_a_dotted_capital_i_matches_its_word(memory: GraphMemory) -> None:
+    memory.add_memory("The trip ends in Istanbul.", memory_id="trip")
+    for query in ("İstanbul", "istanbul", "ISTANBUL"):
+        assert _ids(memory.search(query, strategy="keyword")) == ["trip"], query
 
 
 def test_sqlite_keyword_matches_words_with_or_without_accents(tmp_path: Path) -> None:

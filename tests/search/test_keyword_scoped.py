@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory
+from graphmem.core import fusion
 from graphmem.core.validation import SearchFilters
 from graphmem.stores import vector_cache
 from graphmem.testing.model import ManualClock
@@ -76,20 +77,23 @@ def test_keyword_search_under_a_user_filter_sees_only_that_user(tmp_path: Path) 
     assert [r.id for r in results] == [r.id for r in unscoped if r.record.user_id == "u1"][:50]
 
 
-def test_word_counts_follow_writes_from_this_and_other_connections(tmp_path: Path) -> None:
+def test_word_counts_follow_writes_from_this_and_other_connections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fusion, "COMMON_MIN_DOCUMENTS", 0)  # words common in a small store
     path = tmp_path / "c.db"
     memory = GraphMemory(path, clock=ManualClock())
     memory.add_memories([{"content": f"note {i}", "memory_id": f"n{i}"} for i in range(40)])
     memory.add_memory("kestrel seen", memory_id="k")
     store = memory._store
     with store.transaction(write=False):
-        assert store._match_terms(["kestrel", "note"]) == ["kestrel"]
+        assert store._match_terms(["kestrel", "note"]) == [["kestrel"], ["kestrel", "note"]]
     # kestrel becomes common (in more than 10% of the memories) through this handle
     memory.add_memories([{"content": f"kestrel {i}", "memory_id": f"k{i}"} for i in range(10)])
     with store.transaction(write=False):
-        assert store._match_terms(["kestrel", "seen"]) == ["seen"]
-        # every present word common: the rarest is kept; heron is nowhere yet
-        assert store._match_terms(["kestrel", "heron"]) == ["kestrel"]
+        assert store._match_terms(["kestrel", "seen"]) == [["seen"], ["kestrel", "seen"]]
+        # every present word common: the rarest alone; heron is nowhere yet
+        assert store._match_terms(["kestrel", "heron"]) == [["kestrel"]]
     # ... and heron becomes rare-but-present through another connection
     conn = sqlite3.connect(path)
     conn.execute(
@@ -99,15 +103,18 @@ def test_word_counts_follow_writes_from_this_and_other_connections(tmp_path: Pat
     conn.commit()
     conn.close()
     with store.transaction(write=False):
-        assert store._match_terms(["kestrel", "heron"]) == ["heron"]
-    assert [r.id for r in memory.search("heron kestrel", strategy="keyword")] == ["h"]
+        assert store._match_terms(["kestrel", "heron"]) == [["heron"], ["kestrel", "heron"]]
+    assert [r.id for r in memory.search("heron kestrel", strategy="keyword", max_results=1)] == [
+        "h"
+    ]
 
 
 def _general(store: object, filters: SearchFilters, terms: list[str], invalid: bool) -> list:
     with store.transaction(write=False):  # type: ignore[attr-defined]
-        terms = store._match_terms(terms)  # type: ignore[attr-defined]
-        if not terms:
+        plans = store._match_terms(terms)  # type: ignore[attr-defined]
+        if not plans:
             return []
+        terms = plans[-1]
         binds = store._use_filter(filters)  # type: ignore[attr-defined]
         binds.update(text_query=store._text_query(terms), k=500, include_invalid=int(invalid))  # type: ignore[attr-defined]
         rows = store._run("select-keyword-hits", **binds).fetchall()  # type: ignore[attr-defined]

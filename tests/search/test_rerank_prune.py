@@ -4,6 +4,7 @@ the models run (outside the store's transactions)."""
 import json
 import math
 
+import numpy as np
 import pytest
 
 from graphmem import (
@@ -49,6 +50,22 @@ def test_rerank_reorders_without_adding_or_dropping() -> None:
         )
     }
     assert [len(texts[i]) for i in reranked] == sorted(len(texts[i]) for i in reranked)
+
+
+class _NumpyReranker:
+    """A reranker built on numpy, as a cross-encoder's is: its indexes come from
+    ``np.argsort`` and its scores are ``np.float32``."""
+
+    def rerank(self, query: str, documents: list[str]) -> list[dict[str, object]]:
+        scores = np.array([-len(d) for d in documents], dtype=np.float32)
+        return [{"index": i, "relevance_score": scores[i]} for i in np.argsort(-scores)]
+
+
+def test_rerank_takes_numpy_indexes_and_scores() -> None:
+    config = TopKMemorySearchConfig(max_results=5, reranker=_NumpyReranker())
+    reranked = fruit_memory().search("apple", search_config=config)
+    lengths = [len(r.record.content) for r in reranked]
+    assert len(reranked) == 5 and lengths == sorted(lengths)
 
 
 def test_rerank_sees_at_most_max_candidates_the_rest_keep_their_place() -> None:
