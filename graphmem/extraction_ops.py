@@ -165,6 +165,7 @@ class ExtractionOperations(StoreHandle):
                 thread_id=info.thread_id,
                 config=config.model_dump(mode="json"),
                 upto=upto,
+                thread_born=born,
             )
             queued += self._queue(request)
         return queued
@@ -180,13 +181,13 @@ class ExtractionOperations(StoreHandle):
                 )
             if not pending:
                 break
-            if runner.workers == 0 and runner.run_one(thread_id):
-                continue
-            runner.notify()
             if deadline is not None and time.monotonic() > deadline:
                 raise ExtractionTimeoutError(
                     f"thread {thread_id!r}: extraction jobs still pending after {timeout} s"
                 )
+            if runner.workers == 0 and runner.run_one(thread_id):
+                continue  # no workers: this thread runs them, one at a time
+            runner.notify()
             runner.recover()
             time.sleep(0.02)
         failed = store.list_jobs(thread_id, "failed", 100, 0)

@@ -13,6 +13,7 @@ from graphmem.thread_models import Profile
 __all__ = ["ProfileOperations"]
 
 _MAX_INFORMATION = 100_000
+_THREAD_PAGE = 500
 
 
 class ProfileOperations(StoreHandle):
@@ -45,12 +46,19 @@ class ProfileOperations(StoreHandle):
     def _delete_profile(self, kind: str, profile_id: object) -> int:
         self._check_open()
         pid = check_id(f"{kind}_id", profile_id)
-        with self._store.transaction():
-            if not self._store.delete_profile(kind, pid):
+        user, agent = (pid, None) if kind == "user" else (None, pid)
+        store = self._store
+        with store.transaction():
+            if not store.delete_profile(kind, pid):
                 raise NotFoundError(f"{kind}_id: no {kind} {pid!r}")
-            if kind == "user":
-                return self._store.delete_scope(None, pid, None)
-            return self._store.delete_scope(None, None, pid)
+            # its threads' jobs go as delete_thread's do (a running one finishes
+            # with nothing written)
+            offset = 0
+            while page := store.list_threads(user, agent, _THREAD_PAGE, offset):
+                for thread in page:
+                    store.delete_thread_jobs(thread.thread_id)
+                offset += len(page)
+            return store.delete_scope(None, user, agent)
 
     def _list_profiles(self, kind: str, limit: object, offset: object) -> list[Profile]:
         self._check_open()
@@ -83,8 +91,9 @@ class ProfileOperations(StoreHandle):
         return self._store.count_profiles("user")
 
     def delete_user(self, user_id: str) -> int:
-        """Forget a user and delete its records and threads (with their records);
-        links go with them and validity is recomputed. Returns the records deleted.
+        """Forget a user and delete its records and threads (with their records and
+        extraction jobs, as ``delete_thread`` does); links go with them and validity
+        is recomputed. Returns the records deleted.
 
         Raises:
             NotFoundError: no such user recorded.

@@ -158,7 +158,8 @@ class JobRunner:
         try:
             llm = memory._extraction_llm(job.thread_id)
             info = memory._store.get_thread(job.thread_id)
-            if info is None:  # the thread was deleted: nothing to extract
+            if info is None or not request.for_thread(info):
+                # the thread was deleted (and maybe made again since): nothing to extract
                 with memory._store.transaction():
                     memory._store.finish_job(job.job_id, self.owner, {}, utc_now())
                 return

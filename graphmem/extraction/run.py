@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.core.record_types import MEMORY_TYPES
-from graphmem.core.validation import SearchFilters, utc_now
+from graphmem.core.validation import SearchFilters, format_time, utc_now
 from graphmem.extraction.config import (
     MAX_LINK_CANDIDATES,
     MemoryExtractionConfig,
@@ -61,8 +61,10 @@ JOB_KIND = "extract"
 @dataclass(frozen=True)
 class ExtractionRequest:
     """What a job asks for (its payload): the effective config, the messages
-    (``message_ids``, or the window ending before position ``upto``) and the
-    registry prompt, if any."""
+    (``message_ids``, or the window ending before position ``upto``), the
+    registry prompt, if any, and the creation time of the thread it was queued
+    for (``thread_born``: a thread deleted and made again under the same id is
+    another thread, whose messages the job must not read)."""
 
     job_id: str
     thread_id: str
@@ -71,6 +73,7 @@ class ExtractionRequest:
     message_ids: tuple[str, ...] | None = None
     prompt_id: str | None = None
     prompt_vid: int | None = None
+    thread_born: str | None = None
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -79,7 +82,15 @@ class ExtractionRequest:
             "message_ids": None if self.message_ids is None else list(self.message_ids),
             "prompt_id": self.prompt_id,
             "prompt_vid": self.prompt_vid,
+            "thread_created_at": self.thread_born,
         }
+
+    def for_thread(self, info: ThreadInfo | None) -> bool:
+        """Whether ``info`` is the thread this request was made for (a request
+        from before ``thread_born`` was kept trusts any thread of its id)."""
+        if info is None:
+            return False
+        return self.thread_born is None or format_time(info.created_at) == self.thread_born
 
     def job_row(self, status: str, result: dict[str, Any] | None = None) -> StoredJob:
         """The job row of this request, new now: ``queued``, or ``done`` with its
@@ -115,6 +126,7 @@ class ExtractionRequest:
             message_ids=None if ids is None else tuple(ids),
             prompt_id=payload.get("prompt_id"),
             prompt_vid=payload.get("prompt_vid"),
+            thread_born=payload.get("thread_created_at"),
         )
 
 

@@ -46,7 +46,8 @@ class JobStore(ABC):
 
     @abstractmethod
     def insert_job(self, job: StoredJob) -> None:
-        """Insert a new job (status, payload, result, not_before and created_at are used)."""
+        """Insert a new job (status, attempts, payload, result, not_before and created_at
+        are used)."""
 
     @abstractmethod
     def get_job(self, job_id: str) -> StoredJob | None:

@@ -70,6 +70,7 @@ class SqlJobs(JobStore):
             kind=job.kind,
             thread_id=job.thread_id,
             status=job.status,
+            attempts=job.attempts,
             not_before=format_time(job.not_before),
             payload=_dump(job.payload),
             result=_dump(job.result),

@@ -29,7 +29,6 @@ class MemoryJobs(JobStore):
             raise ConflictError(f"the change violates a store constraint: {job.job_id}")
         self._jobs[job.job_id] = replace(
             job,
-            attempts=0,
             failures=0,
             owner=None,
             lease_until=None,

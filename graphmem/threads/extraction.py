@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.asyncpool import async_twin
-from graphmem.core.validation import check_id
+from graphmem.core.validation import check_id, format_time
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.extraction.config import check_extraction_config
 from graphmem.extraction.models import ExtractionResult
@@ -92,6 +92,7 @@ class ThreadExtraction:
                 message_ids=ids,
                 prompt_id=pid,
                 prompt_vid=vid,
+                thread_born=format_time(info.created_at),
             ),
             info,
         )

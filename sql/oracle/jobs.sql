@@ -9,7 +9,7 @@
 INSERT INTO graphmem_job (job_id, kind, thread_id, status, attempts, failures, owner,
                           lease_until, not_before, last_error, payload, result,
                           created_at, updated_at)
-VALUES (:job_id, :kind, :thread_id, :status, 0, 0, NULL, NULL, :not_before, NULL,
+VALUES (:job_id, :kind, :thread_id, :status, :attempts, 0, NULL, NULL, :not_before, NULL,
         :payload, :result, :created_at, :created_at);
 
 -- name: get-job
