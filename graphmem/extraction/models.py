@@ -52,11 +52,22 @@ class WindowMessage:
 
 @dataclass(frozen=True)
 class ExtractedRecord:
-    """One record of the LLM's reply, checked; ``sources`` index the window."""
+    """One record of the LLM's reply, checked; ``sources`` index the window.
+
+    ``position`` is the record's place in the reply's ``records`` list (from 0),
+    counting the items dropped before it: links name the record ``new-<position>``
+    (:attr:`ref`), in the model's own numbering.
+    """
 
     record_type: str
     content: str
     sources: tuple[int, ...]
+    position: int = 0
+
+    @property
+    def ref(self) -> str:
+        """How link proposals name this record: ``new-<position>``."""
+        return f"new-{self.position}"
 
 
 @dataclass(frozen=True)
@@ -85,8 +96,9 @@ class ExtractionResult(BaseModel):
         job_id: the job that ran it (the synchronous call records one too).
         record_ids: the new records, in the LLM's order.
         relation_ids: the links written.
-        rejected_links: link proposals dropped (unknown reference, self link, a
-            conflict with a stored link or another proposal, a bad type).
+        rejected_links: link proposals dropped (unknown reference, or one to a
+            dropped record; self link, a conflict with a stored link or another
+            proposal, a bad type).
         dropped_records: records of the reply dropped (bad type, empty content,
             beyond :data:`~graphmem.extraction.config.MAX_RECORDS_PER_EXTRACTION`).
         llm_calls: LLM requests made (1, or 2 with ``POST_EXTRACTION`` links).
