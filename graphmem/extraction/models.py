@@ -97,8 +97,8 @@ class ExtractionResult(BaseModel):
         record_ids: the new records, in the LLM's order.
         relation_ids: the links written.
         rejected_links: link proposals dropped (unknown reference, or one to a
-            dropped record; self link, a conflict with a stored link or another
-            proposal, a bad type).
+            dropped record; a link between two stored records; self link, a
+            conflict with a stored link or another proposal, a bad type).
         dropped_records: records of the reply dropped (bad type, empty content,
             beyond :data:`~graphmem.extraction.config.MAX_RECORDS_PER_EXTRACTION`).
         llm_calls: LLM requests made (1, or 2 with ``POST_EXTRACTION`` links).

@@ -217,3 +217,42 @@ def test_fault_dropped_record_keeps_the_reply_numbering(server: ModelServer, mod
                 r for r in server.requests_to("chat/completions") if LINK_MARK in prompt_of(r.body)
             ]
             assert f"new-1 (preference): {NEW}\nnew-2 (fact): {paris}\n" in prompt_of(linking.body)
+
+
+def test_fault_link_between_two_stored_records_is_dropped(server: ModelServer) -> None:
+    water = "The user drinks water."
+    links = [("ref:" + OLD, "ref:" + water, "supersedes"), ("new-0", "ref:" + OLD, "refines")]
+    with memory(server) as mem:
+        thread = _thread(mem, "DURING_EXTRACTION")
+        mem.add_memory(water, memory_id="water", user_id="u")
+        server.add_rule(
+            EXTRACT_MARK,
+            lambda body: reply(
+                records(("preference", NEW)),
+                [(_ref(body, s), _ref(body, t), r) for s, t, r in links],
+            ),
+        )
+        thread.add_messages([{"role": "user", "content": "I now prefer coffee."}])
+        thread.wait_for_memory_extraction(timeout=30)
+        (job,) = mem.list_jobs()
+        assert job.result is not None
+        assert (job.result.rejected_links, len(job.result.relation_ids)) == (1, 1)
+        nodes, edges = graph(mem)
+        assert edges == {(NEW, "refines", OLD)}
+        assert ("memory", water, "valid") in nodes and invariant_violations(mem) == []
+
+
+def test_fault_add_memory_link_between_two_stored_records_is_dropped(server: ModelServer) -> None:
+    tea, green = "The user prefers tea.", "The user prefers green tea."
+
+    def answer(body: dict[str, object]) -> str:
+        prompt = prompt_of(body)
+        return reply(links=[(ref_of(prompt, tea), ref_of(prompt, green), "supersedes")])
+
+    server.add_rule(LINK_MARK, answer)
+    with memory(server) as mem:
+        mem.add_memory(tea, memory_id="tea", memory_type="preference", user_id="u")
+        mem.add_memory(green, memory_id="green", memory_type="preference", user_id="u")
+        mem.add_memory("The user likes Japanese tea.", user_id="u", autonomous_linking=True)
+        assert mem.list_record_links() == []
+        assert {m.id: m.status for m in mem.list_memories()}["green"] == "valid"
