@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.models import MemoryRecord
 
@@ -170,6 +170,12 @@ class ExtractionProvenance(BaseModel):
 
     @classmethod
     def of(cls, record: MemoryRecord) -> ExtractionProvenance | None:
-        """The provenance stored with ``record``; None when it was not extracted."""
+        """The provenance stored with ``record``; None when it was not extracted
+        (a record's own metadata may hold something else under :data:`PROVENANCE_KEY`)."""
         found = record.metadata.get(PROVENANCE_KEY)
-        return cls.model_validate(found) if isinstance(found, dict) else None
+        if not isinstance(found, dict):
+            return None
+        try:
+            return cls.model_validate(found)
+        except ValidationError:
+            return None
