@@ -75,8 +75,9 @@ class MemoryAdds(MemoryWrites, LinkWrites):
             autonomous_linking: ask the LLM (``GraphMemory(llm=...)``) which typed
                 links join the new memory to its nearest stored memories in the
                 same user/agent scope (at most 5 candidates, one LLM call); the
-                proposals that pass ``link_records``' checks are written with the
-                memory, the others are dropped.
+                proposals with the new memory at one end that pass
+                ``link_records``' checks are written with the memory, the others
+                are dropped.
             memory_id_to_link: write the link ``new memory -> memory_id_to_link``
                 of ``link_type`` in the same transaction as the memory.
             link_type: the relation type of that link (required with

@@ -98,8 +98,11 @@ class ThreadOperations(StoreHandle):
             metadata: JSON object stored with the thread.
             llm: rewrites the summary and topics (any object with ``chat``); this
                 handle only, never stored; default: the GraphMemory's ``llm``.
-            memory_extraction_config: a JSON object or pydantic model, stored for
-                memory extraction (which a later version adds).
+            memory_extraction_config: a :class:`MemoryExtractionConfig` or a
+                mapping of its fields, stored with the thread: the fields it sets
+                override the GraphMemory's for this thread's memory extraction
+                (the settings ``memory_extraction_window`` / ``_frequency`` /
+                ``_token_limit`` and a call's ``config`` override it in turn).
             search_config: a ``TopKMemorySearchConfig`` or
                 ``PruningMemorySearchConfig`` (or its ``model_dump()``), stored
                 and applied to the thread's searches and context cards; default:

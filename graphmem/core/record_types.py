@@ -42,7 +42,7 @@ RECORD_TYPES: tuple[RecordType, ...] = (
     RecordType("fact", memory_like=True, linkable=True),
     RecordType("preference", memory_like=True, linkable=True),
     RecordType("guideline", memory_like=True, linkable=True),
-    # Messages belong to threads; they are rendered but not yet stored.
+    # Messages belong to threads: stored and searched within their thread, never linked.
     RecordType("message", memory_like=False, linkable=False, thread_scoped=True),
 )
 """Every record type, in the order messages list them."""

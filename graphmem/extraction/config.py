@@ -22,9 +22,11 @@ __all__ = [
     "LINK_CANDIDATES_PER_RECORD",
     "MAX_LINK_CANDIDATES",
     "MAX_RECORDS_PER_EXTRACTION",
+    "THREAD_OVERRIDES",
     "MemoryExtractionConfig",
     "MemoryLinkExtractionMode",
     "check_extraction_config",
+    "check_thread_override",
     "effective_config",
 ]
 
@@ -36,6 +38,14 @@ MAX_LINK_CANDIDATES = 20
 
 MAX_RECORDS_PER_EXTRACTION = 20
 """Records kept from one extraction reply (the rest are dropped and counted)."""
+
+THREAD_OVERRIDES: dict[str, int] = {
+    "memory_extraction_window": -1,
+    "memory_extraction_frequency": -1,
+    "memory_extraction_token_limit": 0,
+}
+"""The thread settings that override the config field of the same name, each
+with its value that means "not set"."""
 
 
 class MemoryLinkExtractionMode(ModeEnum):
@@ -125,6 +135,29 @@ def check_extraction_config(argument: str, value: object) -> dict[str, Any] | No
     return checked.model_dump(mode="json", include=set(value))
 
 
+def check_thread_override(argument: str, value: object) -> int:
+    """A thread setting of :data:`THREAD_OVERRIDES`: its "not set" value, or a
+    value the config field of the same name takes (nothing else, so that the
+    setting can never make the thread's effective config invalid).
+
+    Raises:
+        InvalidArgumentError: anything else, named ``argument``.
+    """
+    unset = THREAD_OVERRIDES[argument]
+    if type(value) is int and value == unset:
+        return value
+    try:
+        checked = MemoryExtractionConfig.model_validate({argument: value})
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(
+            argument,
+            f"must be {unset} (not set) or a value the config's field takes "
+            f"({error.detail}); got {value!r:.60}",
+        ) from None
+    taken: int = getattr(checked, argument)
+    return taken
+
+
 def stored_fields(stored: Mapping[str, Any] | None) -> dict[str, Any]:
     """The known fields of a stored config (keys of other versions ignored)."""
     known = MemoryExtractionConfig.model_fields
@@ -140,11 +173,7 @@ def effective_config(
     """The config one extraction runs with (levels as in the module docstring)."""
     data = client.model_dump(mode="json")
     data.update(stored_fields(thread_config))
-    for name, unset in (
-        ("memory_extraction_window", -1),
-        ("memory_extraction_frequency", -1),
-        ("memory_extraction_token_limit", 0),
-    ):
+    for name, unset in THREAD_OVERRIDES.items():
         value = thread_settings.get(name, unset)
         if value != unset:
             data[name] = value

@@ -8,11 +8,12 @@ messages; both stop at :data:`MAX_LINK_CANDIDATES`.
 
 A proposal becomes a link only if it passes what ``link_records`` checks, at
 write time inside the writing transaction: both ends among the records shown
-to the LLM (the new ones and the candidates) and still stored; a built-in
-relation type; no self
-link; no stored link with the same pair and type in either orientation; and no
-earlier proposal of the same batch with that pair and type. Anything else is
-dropped and counted.
+to the LLM (the new ones and the candidates) and still stored, at least one of
+them new (a link between two stored records could invalidate a memory that the
+new ones have nothing to do with); a built-in relation type; no self link; no
+stored link with the same pair and type in either orientation; and no earlier
+proposal of the same batch with that pair and type. Anything else is dropped
+and counted.
 """
 
 from __future__ import annotations
@@ -114,12 +115,15 @@ def checked_links(
     Runs inside the writing transaction, after the new records are inserted."""
     stored = store.get_record_types([c.record_id for c in candidates])
     targets = dict(new) | {c.ref: c.record_id for c in candidates if c.record_id in stored}
+    new_ids = set(new.values())
     links: list[NewLink] = []
     seen: set[tuple[str, str, str]] = set()
     for index, proposal in enumerate(proposals):
         source, target = targets.get(proposal.source), targets.get(proposal.target)
         rtype = proposal.relation_type
         if source is None or target is None or source == target or rtype not in LINK_TYPES:
+            continue
+        if source not in new_ids and target not in new_ids:
             continue
         pair = (min(source, target), max(source, target), rtype)
         if pair in seen or store.find_link_conflict(source, target, rtype, "") is not None:

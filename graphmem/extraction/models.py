@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.models import MemoryRecord
 
@@ -52,11 +52,22 @@ class WindowMessage:
 
 @dataclass(frozen=True)
 class ExtractedRecord:
-    """One record of the LLM's reply, checked; ``sources`` index the window."""
+    """One record of the LLM's reply, checked; ``sources`` index the window.
+
+    ``position`` is the record's place in the reply's ``records`` list (from 0),
+    counting the items dropped before it: links name the record ``new-<position>``
+    (:attr:`ref`), in the model's own numbering.
+    """
 
     record_type: str
     content: str
     sources: tuple[int, ...]
+    position: int = 0
+
+    @property
+    def ref(self) -> str:
+        """How link proposals name this record: ``new-<position>``."""
+        return f"new-{self.position}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,8 @@ class ExtractionResult(BaseModel):
         job_id: the job that ran it (the synchronous call records one too).
         record_ids: the new records, in the LLM's order.
         relation_ids: the links written.
-        rejected_links: link proposals dropped (unknown reference, self link, a
+        rejected_links: link proposals dropped (unknown reference, or one to a
+            dropped record; a link between two stored records; self link, a
             conflict with a stored link or another proposal, a bad type).
         dropped_records: records of the reply dropped (bad type, empty content,
             beyond :data:`~graphmem.extraction.config.MAX_RECORDS_PER_EXTRACTION`).
@@ -158,6 +170,12 @@ class ExtractionProvenance(BaseModel):
 
     @classmethod
     def of(cls, record: MemoryRecord) -> ExtractionProvenance | None:
-        """The provenance stored with ``record``; None when it was not extracted."""
+        """The provenance stored with ``record``; None when it was not extracted
+        (a record's own metadata may hold something else under :data:`PROVENANCE_KEY`)."""
         found = record.metadata.get(PROVENANCE_KEY)
-        return cls.model_validate(found) if isinstance(found, dict) else None
+        if not isinstance(found, dict):
+            return None
+        try:
+            return cls.model_validate(found)
+        except ValidationError:
+            return None

@@ -115,8 +115,8 @@ def link_prompt(
     candidates: Sequence[Candidate],
     link_instructions: str | None,
 ) -> str:
-    """The ``POST_EXTRACTION`` linking prompt."""
-    new = "\n".join(f"new-{i} ({r.record_type}): {r.content}" for i, r in enumerate(records))
+    """The ``POST_EXTRACTION`` linking prompt (the new records by their :attr:`ref`)."""
+    new = "\n".join(f"{r.ref} ({r.record_type}): {r.content}" for r in records)
     return render_prompt(
         "link",
         new_records=new,
@@ -163,7 +163,7 @@ def _has_key(reply: object, key: str) -> bool:
     return not isinstance(data, Mapping) or key in data
 
 
-def _record(item: object, window: int) -> ExtractedRecord | None:
+def _record(item: object, window: int, position: int) -> ExtractedRecord | None:
     if not isinstance(item, Mapping):
         return None
     rtype, content = item.get("record_type"), item.get("content")
@@ -175,17 +175,20 @@ def _record(item: object, window: int) -> ExtractedRecord | None:
     raw = item.get("source_messages")
     numbers = raw if isinstance(raw, list) else []
     sources = sorted({n - 1 for n in numbers if type(n) is int and 1 <= n <= window})
-    return ExtractedRecord(str(rtype), text, tuple(sources or range(window)))
+    return ExtractedRecord(str(rtype), text, tuple(sources or range(window)), position)
 
 
 def parse_records(reply: object, window: int) -> tuple[list[ExtractedRecord], int]:
-    """The records of an extraction reply and how many were dropped.
+    """The records of an extraction reply and how many were dropped. Each keeps
+    its position in the reply, so ``new-N`` names the reply's N-th record even
+    when records before it were dropped.
 
     Raises:
         ModelError: the reply is not JSON with a ``records`` list.
     """
     items = _load("extraction", reply, "records")
-    kept = [r for r in (_record(item, window) for item in items) if r is not None]
+    checked = (_record(item, window, position) for position, item in enumerate(items))
+    kept = [r for r in checked if r is not None]
     dropped = len(items) - len(kept) + max(0, len(kept) - MAX_RECORDS_PER_EXTRACTION)
     return kept[:MAX_RECORDS_PER_EXTRACTION], dropped
 

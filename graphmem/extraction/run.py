@@ -325,7 +325,7 @@ def write_extraction(
         store.insert_memories([m for m in new if m.record_id not in stored])
         links, rejected = checked_links(
             store,
-            {f"new-{i}": m.record_id for i, m in enumerate(new)},
+            {r.ref: m.record_id for r, m in zip(plan.records, new, strict=False)},
             plan.links.candidates,
             plan.links.proposals if new else (),
             id_prefix=f"{plan.request.job_id}-l",

@@ -15,7 +15,12 @@ from typing import Any
 from graphmem.core.config_model import fields_of
 from graphmem.core.validation import MAX_COUNT, check_flag
 from graphmem.errors import InvalidArgumentError
-from graphmem.extraction.config import MemoryExtractionConfig, check_extraction_config
+from graphmem.extraction.config import (
+    THREAD_OVERRIDES,
+    MemoryExtractionConfig,
+    check_extraction_config,
+    check_thread_override,
+)
 from graphmem.search.config import ModelRef, PruningMemorySearchConfig, TopKMemorySearchConfig
 
 __all__ = [
@@ -199,7 +204,8 @@ class ThreadSettings:
         enable_context_summary: ``False`` keeps the deterministic summary even
             when an LLM is set.
         memory_extraction_window: overrides the extraction config's window
-            when not ``-1``.
+            when not ``-1``; otherwise it takes what the config's field takes
+            (1 to 1000), as do the next two.
         memory_extraction_frequency: overrides its frequency when not ``-1``.
         memory_extraction_token_limit: overrides its token limit when not 0.
         max_message_token_length: likewise.
@@ -233,12 +239,10 @@ class ThreadSettings:
                 changes[name] = check_extraction_config(name, value)
             elif name == "enable_context_summary":
                 changes[name] = check_flag(name, value)
-            elif name in (
-                "context_summary_update_frequency",
-                "memory_extraction_window",
-                "memory_extraction_frequency",
-            ):
+            elif name == "context_summary_update_frequency":
                 changes[name] = _check_every(name, value)
+            elif name in THREAD_OVERRIDES:
+                changes[name] = check_thread_override(name, value)
             elif name in {f.name for f in fields(cls)}:
                 changes[name] = _check_limit(name, value)
             else:

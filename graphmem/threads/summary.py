@@ -22,6 +22,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from graphmem.ai.llm import strip_json_fences
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.errors import ModelError
 
@@ -169,7 +170,7 @@ def _bad_reply(problem: str) -> ModelError:
 
 def _parse(reply: str) -> SummaryUpdate:
     try:
-        data = json.loads(reply)
+        data = json.loads(strip_json_fences(reply))
     except ValueError:
         raise _bad_reply(f"is not JSON: {reply[:80]!r}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("summary"), str):

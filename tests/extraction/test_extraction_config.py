@@ -76,3 +76,47 @@ def test_config_client_level_is_checked() -> None:
         GraphMemory(":memory:", extraction_workers=-1)
     with pytest.raises(InvalidArgumentError, match="extraction_max_attempts"):
         GraphMemory(":memory:", extraction_max_attempts=0)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("memory_extraction_window", 1001),
+        ("memory_extraction_window", 0),
+        ("memory_extraction_window", True),
+        ("memory_extraction_frequency", 0),
+        ("memory_extraction_token_limit", 2**31),
+        ("memory_extraction_token_limit", "8000"),
+    ],
+)
+def test_config_thread_override_refuses_what_the_config_refuses(name: str, value: object) -> None:
+    with pytest.raises(InvalidArgumentError):
+        MemoryExtractionConfig(**{name: value})
+    with GraphMemory(":memory:", embedder=HashingEmbedder(dim=8)) as memory:
+        with pytest.raises(InvalidArgumentError) as raised:
+            memory.create_thread("t", **{name: value})
+        assert raised.value.argument == name
+        assert memory.list_threads() == []
+        memory.create_thread("t")
+        before = memory.get_thread("t").settings
+        with pytest.raises(InvalidArgumentError) as raised:
+            memory.update_thread("t", **{name: value})
+        assert raised.value.argument == name
+        assert memory.get_thread("t").settings == before
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("memory_extraction_window", 1000),
+        ("memory_extraction_frequency", 2**31 - 1),
+        ("memory_extraction_token_limit", -(2**40)),
+    ],
+)
+def test_config_thread_override_takes_what_the_config_takes(name: str, value: int) -> None:
+    with GraphMemory(":memory:", embedder=HashingEmbedder(dim=8)) as memory:
+        memory.create_thread("t", **{name: value})
+        settings = memory.get_thread("t").settings
+        assert getattr(settings, name) == value
+        effective = effective_config(MemoryExtractionConfig(), None, {name: value})
+        assert getattr(effective, name) == value

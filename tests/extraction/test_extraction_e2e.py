@@ -10,6 +10,7 @@ import pytest
 from graphmem import (
     ExtractionProvenance,
     GraphMemory,
+    HashingEmbedder,
     MemoryLinkExtractionMode,
 )
 from graphmem.extraction.models import BASE_PROMPT_ID, BASE_PROMPT_VERSION
@@ -88,6 +89,15 @@ def test_extraction_provenance_names_messages_model_and_prompt(server: ModelServ
         assert second is not None and second.message_ids == ids  # no valid source: all
         assert mem.get_job(result.job_id).status == "done"
         assert ExtractionProvenance.of(mem.get_memory(mem.add_memory("typed by hand"))) is None
+
+
+@pytest.mark.parametrize(
+    "stored", [{"note": "mine"}, {"job_id": "j", "message_ids": "m1"}, "mine", ["j"]]
+)
+def test_extraction_provenance_of_a_record_not_extracted_is_none(stored: object) -> None:
+    with GraphMemory(":memory:", embedder=HashingEmbedder(dim=8)) as mem:
+        record_id = mem.add_memory("typed by hand", metadata={"graphmem_extraction": stored})
+        assert ExtractionProvenance.of(mem.get_memory(record_id)) is None
 
 
 def test_extraction_sends_schema_instructions_and_window(server: ModelServer) -> None:

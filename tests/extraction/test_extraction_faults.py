@@ -11,6 +11,7 @@ from graphmem import ExtractionError, ModelError
 from graphmem.testing import ModelServer
 
 from ._support import (
+    EXTRACT_MARK,
     LINK_MARK,
     config,
     graph,
@@ -185,3 +186,73 @@ def test_fault_reverse_within_one_reply_keeps_the_first(server: ModelServer) -> 
         _nodes, edges = graph(mem)
         assert edges == {(NEW, "supersedes", "The user prefers espresso.")}
         assert invariant_violations(mem) == []
+
+
+@pytest.mark.parametrize("mode", ["DURING_EXTRACTION", "POST_EXTRACTION"])
+def test_fault_dropped_record_keeps_the_reply_numbering(server: ModelServer, mode: str) -> None:
+    # new-N is the N-th record of the reply: new-0 is dropped (not a memory type),
+    # so the link naming it is rejected, and new-1 is still the coffee preference.
+    paris = "The user lives in Paris."
+    extracted = records(("opinion", "Tea is overrated."), ("preference", NEW), ("fact", paris))
+    links = [("new-1", "ref:" + OLD, "supersedes"), ("new-0", "ref:" + OLD, "supports")]
+    with memory(server) as mem:
+        thread = _thread(mem, mode)
+
+        def answer(body: dict[str, object]) -> str:
+            proposed = [(_ref(body, s), _ref(body, t), r) for s, t, r in links]
+            return reply(extracted if mode == "DURING_EXTRACTION" else None, proposed)
+
+        server.add_rule(LINK_MARK, answer)
+        server.add_rule(EXTRACT_MARK, answer if mode == "DURING_EXTRACTION" else reply(extracted))
+        thread.add_messages([{"role": "user", "content": "Coffee now, and I live in Paris."}])
+        thread.wait_for_memory_extraction(timeout=30)
+        (job,) = mem.list_jobs()
+        assert job.result is not None
+        assert (job.result.dropped_records, job.result.rejected_links) == (1, 1)
+        _nodes, edges = graph(mem)
+        assert edges == {(NEW, "supersedes", OLD)}
+        assert invariant_violations(mem) == []
+        if mode == "POST_EXTRACTION":
+            (linking,) = [
+                r for r in server.requests_to("chat/completions") if LINK_MARK in prompt_of(r.body)
+            ]
+            assert f"new-1 (preference): {NEW}\nnew-2 (fact): {paris}\n" in prompt_of(linking.body)
+
+
+def test_fault_link_between_two_stored_records_is_dropped(server: ModelServer) -> None:
+    water = "The user drinks water."
+    links = [("ref:" + OLD, "ref:" + water, "supersedes"), ("new-0", "ref:" + OLD, "refines")]
+    with memory(server) as mem:
+        thread = _thread(mem, "DURING_EXTRACTION")
+        mem.add_memory(water, memory_id="water", user_id="u")
+        server.add_rule(
+            EXTRACT_MARK,
+            lambda body: reply(
+                records(("preference", NEW)),
+                [(_ref(body, s), _ref(body, t), r) for s, t, r in links],
+            ),
+        )
+        thread.add_messages([{"role": "user", "content": "I now prefer coffee."}])
+        thread.wait_for_memory_extraction(timeout=30)
+        (job,) = mem.list_jobs()
+        assert job.result is not None
+        assert (job.result.rejected_links, len(job.result.relation_ids)) == (1, 1)
+        nodes, edges = graph(mem)
+        assert edges == {(NEW, "refines", OLD)}
+        assert ("memory", water, "valid") in nodes and invariant_violations(mem) == []
+
+
+def test_fault_add_memory_link_between_two_stored_records_is_dropped(server: ModelServer) -> None:
+    tea, green = "The user prefers tea.", "The user prefers green tea."
+
+    def answer(body: dict[str, object]) -> str:
+        prompt = prompt_of(body)
+        return reply(links=[(ref_of(prompt, tea), ref_of(prompt, green), "supersedes")])
+
+    server.add_rule(LINK_MARK, answer)
+    with memory(server) as mem:
+        mem.add_memory(tea, memory_id="tea", memory_type="preference", user_id="u")
+        mem.add_memory(green, memory_id="green", memory_type="preference", user_id="u")
+        mem.add_memory("The user likes Japanese tea.", user_id="u", autonomous_linking=True)
+        assert mem.list_record_links() == []
+        assert {m.id: m.status for m in mem.list_memories()}["green"] == "valid"

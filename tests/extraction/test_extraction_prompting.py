@@ -27,6 +27,18 @@ def test_parse_records_keeps_good_items_and_counts_the_rest() -> None:
     assert len(kept) == 20 and dropped == 3 + 3  # three bad items, three beyond 20
 
 
+def test_parse_records_keep_their_place_in_the_reply() -> None:
+    items = [
+        {"record_type": "opinion", "content": "dropped"},
+        {"record_type": "fact", "content": "second", "source_messages": [1]},
+        {"record_type": "fact", "content": ""},
+        {"record_type": "memory", "content": "fourth", "source_messages": [1]},
+    ]
+    kept, dropped = parse_records(json.dumps({"records": items}), 1)
+    assert [(r.content, r.ref) for r in kept] == [("second", "new-1"), ("fourth", "new-3")]
+    assert dropped == 2
+
+
 @pytest.mark.parametrize("reply", ["", "{", "[]", '{"records": {}}', '{"links": []}'])
 def test_parse_records_rejects_replies_out_of_schema(reply: str) -> None:
     with pytest.raises(ModelError, match="extraction reply"):

@@ -171,6 +171,22 @@ def test_card_query_comes_from_summary_and_topics(server: ModelServer) -> None:
     assert "<topic>pizza</topic>" in card.content
 
 
+@pytest.mark.parametrize("fence", ["```json\n{}\n```", "```\n{}\n```"])
+def test_summary_reply_in_a_json_fence_is_read(server: ModelServer, fence: str) -> None:
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
+    thread = memory.create_thread("t")
+    server.queue_replies(fence.replace("{}", _reply("The user wants tea.", ["tea"])))
+    thread.add_messages(_say("I want tea."))
+    info = thread.info()
+    assert (info.summary, info.topics, info.summarized_count) == (
+        "The user wants tea.",
+        ("tea",),
+        1,
+    )
+
+
 @pytest.mark.parametrize(
     "reply",
     [
