@@ -15,6 +15,8 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
+from graphmem.errors import CLOSED_MESSAGE, ClosedError
+
 __all__ = ["ASYNC_WORKERS", "WorkerPool", "async_twin"]
 
 ASYNC_WORKERS = 4
@@ -32,19 +34,29 @@ class WorkerPool:
         self._workers = workers
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def executor(self) -> ThreadPoolExecutor:
+        """The pool's executor, started on first use.
+
+        Raises:
+            ClosedError: the pool was closed (its handle was).
+        """
         with self._lock:
+            if self._closed:
+                raise ClosedError(CLOSED_MESSAGE)
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(
                     max_workers=self._workers, thread_name_prefix="graphmem"
                 )
             return self._executor
 
-    def shutdown(self) -> None:
-        """Wait for running calls, then stop the threads (a later call starts new ones)."""
+    def shutdown(self, *, close: bool = False) -> None:
+        """Wait for running calls, then stop the threads (a later call starts new
+        ones, unless ``close``: then it raises ClosedError and starts none)."""
         with self._lock:
             executor, self._executor = self._executor, None
+            self._closed = self._closed or close
         if executor is not None:
             executor.shutdown(wait=True)
 

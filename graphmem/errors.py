@@ -8,6 +8,7 @@ catch, so ``except LookupError`` and ``except ValueError`` keep working.
 from __future__ import annotations
 
 __all__ = [
+    "CLOSED_MESSAGE",
     "BackendError",
     "ClosedError",
     "ConflictError",
@@ -54,6 +55,9 @@ class NotFoundError(GraphMemError, LookupError):
 
 class ConflictError(GraphMemError):
     """The call would create a duplicate: an existing id, or an existing link."""
+
+
+CLOSED_MESSAGE = "this GraphMemory is closed; open a new one to use the store"
 
 
 class ClosedError(GraphMemError):

@@ -26,7 +26,7 @@ from graphmem.core.validation import (
     check_optional_id,
     check_record_types,
 )
-from graphmem.errors import GraphMemError, NotFoundError
+from graphmem.errors import GraphMemError, InvalidArgumentError, NotFoundError
 from graphmem.memory_api import MemoryApi
 from graphmem.models import MemoryRecord, RecordRelation, SearchResult
 from graphmem.transfer_export import other_counts
@@ -174,7 +174,6 @@ class ExploreOperations:
             is_refined_by b
         """
         self._check_open()
-        root = self.get_memory(memory_id)
         hops = check_hops(num_hops)
         cap = (
             None
@@ -189,26 +188,8 @@ class ExploreOperations:
             metadata_filter=check_metadata_filter(metadata_filter),
             now=self._clock(),
         )
-        records: dict[str, MemoryRecord] = {root.id: root}
-        relations: dict[str, RecordRelation] = {}
-
-        def neighbors(node: str) -> list[Neighbor]:
-            found = []
-            for link in self.list_record_links(node):
-                relations[link.id] = link
-                other = link.target_record_id
-                if other == node:
-                    other = link.source_record_id
-                found.append(Neighbor(link.created_at, link.id, other))
-            return found
-
-        def allowed(node: str) -> bool:
-            if node not in records:
-                records[node] = self.get_memory(node)
-            return record_passes(records[node], filters)
-
-        entries = shortest_path_tree(root.id, neighbors, hops, cap, allowed)
-        return _nest(root.id, children_by_parent(entries), relations, records, True)
+        with self._store.transaction(write=False):  # one snapshot, whoever writes
+            return _tree(self, self.get_memory(memory_id), hops, cap, filters)
 
     def explain_invalid(self: MemoryApi, memory_id: str) -> Invalidation:
         """Why a memory is invalid: the lifecycle links that target it.
@@ -221,8 +202,11 @@ class ExploreOperations:
             NotFoundError: no memory ``memory_id``.
         """
         self._check_open()
-        record = self.get_memory(memory_id)
-        reasons = [(link, self.get_memory(link.source_record_id)) for link in record.invalidated_by]
+        with self._store.transaction(write=False):
+            record = self.get_memory(memory_id)
+            reasons = [
+                (link, self.get_memory(link.source_record_id)) for link in record.invalidated_by
+            ]
         return Invalidation(record=record, reasons=reasons)
 
     def history(self: MemoryApi, memory_id: str, max_depth: int | None = None) -> History:
@@ -241,41 +225,51 @@ class ExploreOperations:
             NotFoundError: no memory ``memory_id``.
         """
         self._check_open()
-        record = self.get_memory(memory_id)
         limit = MAX_COUNT if max_depth is None else check_non_negative("max_depth", max_depth)
-        return History(
-            record=record,
-            newer=_walk(self, record.id, towards="source", max_depth=limit),
-            older=_walk(self, record.id, towards="target", max_depth=limit),
-        )
+        with self._store.transaction(write=False):
+            record = self.get_memory(memory_id)
+            return History(
+                record=record,
+                newer=_walk(self, record.id, towards="source", max_depth=limit),
+                older=_walk(self, record.id, towards="target", max_depth=limit),
+            )
 
     def subgraph(
         self: MemoryApi, memory_ids: Sequence[str], num_hops: int = 1
     ) -> tuple[list[MemoryRecord], list[RecordRelation]]:
         """The memories within ``num_hops`` links of ``memory_ids`` and every link among them.
 
-        Links are followed in both directions. Records come in order of distance,
-        then id; links oldest first.
+        Links are followed in both directions, through unexpired memories only (an
+        expired one is neither returned nor passed through, as in a tree; a start
+        memory is returned whatever its expiry). Records come in order of
+        distance, then id; links oldest first. One read transaction.
 
         Raises:
             NotFoundError: a start memory does not exist.
+            InvalidArgumentError: ``memory_ids`` is not a collection of ids.
         """
         self._check_open()
         hops = check_hops(num_hops)
-        seen: dict[str, MemoryRecord] = {}
-        for memory_id in memory_ids:
-            seen[memory_id] = self.get_memory(check_id("memory_ids", memory_id))
-        links: dict[str, RecordRelation] = {}
-        frontier = sorted(seen)
-        for _ in range(hops):
-            reached: set[str] = set()
-            for node in frontier:
-                for link in self.list_record_links(node):
-                    links[link.id] = link
-                    reached.update({link.source_record_id, link.target_record_id} - set(seen))
-            for node in sorted(reached):
-                seen[node] = self.get_memory(node)
-            frontier = sorted(reached)
+        if isinstance(memory_ids, str | bytes) or not isinstance(memory_ids, Iterable):
+            raise InvalidArgumentError("memory_ids", "must be a list of memory ids, not one id")
+        starts = sorted({check_id("memory_ids", memory_id) for memory_id in memory_ids})
+        live = SearchFilters(now=self._clock())
+        with self._store.transaction(write=False):
+            seen = {memory_id: self.get_memory(memory_id) for memory_id in starts}
+            links: dict[str, RecordRelation] = {}
+            frontier = starts
+            for _ in range(hops):
+                reached: set[str] = set()
+                for node in frontier:
+                    for link in self.list_record_links(node):
+                        links[link.id] = link
+                        reached.update({link.source_record_id, link.target_record_id} - set(seen))
+                frontier = []
+                for node in sorted(reached):
+                    record = self.get_memory(node)
+                    if record_passes(record, live):
+                        seen[node] = record
+                        frontier.append(node)
         kept = links_among(seen.values(), links.values())
         kept.sort(key=lambda link: (link.created_at, link.id))
         return list(seen.values()), kept
@@ -326,6 +320,32 @@ class ExploreOperations:
                 **link.model_dump(exclude={"id", "source_record_id", "target_record_id"}),
             )
         return graph
+
+
+def _tree(
+    memory: MemoryApi, root: MemoryRecord, hops: int, cap: int | None, filters: SearchFilters
+) -> SearchResult:
+    """The tree of :meth:`ExploreOperations.tree`, read inside the caller's transaction."""
+    records: dict[str, MemoryRecord] = {root.id: root}
+    relations: dict[str, RecordRelation] = {}
+
+    def neighbors(node: str) -> list[Neighbor]:
+        found = []
+        for link in memory.list_record_links(node):
+            relations[link.id] = link
+            other = link.target_record_id
+            if other == node:
+                other = link.source_record_id
+            found.append(Neighbor(link.created_at, link.id, other))
+        return found
+
+    def allowed(node: str) -> bool:
+        if node not in records:
+            records[node] = memory.get_memory(node)
+        return record_passes(records[node], filters)
+
+    entries = shortest_path_tree(root.id, neighbors, hops, cap, allowed)
+    return _nest(root.id, children_by_parent(entries), relations, records, True)
 
 
 def _walk(memory: MemoryApi, start: str, towards: str, max_depth: int) -> list[HistoryStep]:

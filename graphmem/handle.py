@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from graphmem.core.embedding import check_embeddings, check_same_embedder, embedder_name
 from graphmem.embedders import Embedder
-from graphmem.errors import ClosedError, SchemaError
+from graphmem.errors import CLOSED_MESSAGE, ClosedError, SchemaError
 from graphmem.stores.base import Store
 
 __all__ = ["EMBED_BATCH", "StoreHandle"]
@@ -35,13 +35,13 @@ class StoreHandle:
     @property
     def _store(self) -> Store:
         if self._open is None:
-            raise ClosedError("this GraphMemory is closed; open a new one to use the store")
+            raise ClosedError(CLOSED_MESSAGE)
         return self._open
 
     def _check_open(self) -> None:
         """Raise ClosedError first, before any argument check or embedding."""
         if self._open is None:
-            raise ClosedError("this GraphMemory is closed; open a new one to use the store")
+            raise ClosedError(CLOSED_MESSAGE)
 
     @property
     def closed(self) -> bool:

@@ -172,7 +172,7 @@ class LinkOperations(LinkWrites):
         with self._store.transaction(write=False):
             current = self._get_link(relation_id)
             rtype = current.relation_type
-            if relation_type is not None:
+            if relation_type is not None and relation_type != rtype:
                 rtype = resolve_opposite(relation_type, opposite_relation_type)[0]
             source, target = current.source_record_id, current.target_record_id
             existing = self._store.find_link_conflict(source, target, rtype, relation_id)
@@ -190,7 +190,9 @@ class LinkOperations(LinkWrites):
     ) -> RecordRelation:
         with self._store.transaction():
             current = self._get_link(relation_id)
-            if relation_type is None:
+            if relation_type is None or (
+                relation_type == current.relation_type and opposite_relation_type is None
+            ):  # the type kept (a custom one with its stored opposite)
                 rtype = current.relation_type
                 given = (
                     current.opposite_relation_type

@@ -166,7 +166,7 @@ class GraphMemory(
         the store's connection (idempotent). Queued jobs stay queued."""
         if self._open is not None:
             self._jobs.stop(CLOSE_TIMEOUT)
-        self._pool.shutdown()
+        self._pool.shutdown(close=True)
         super().close()
 
     async def close_async(self) -> None:

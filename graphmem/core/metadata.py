@@ -36,7 +36,7 @@ def canonical_scalar(value: Any) -> str | None:
     elif isinstance(value, int):
         text = str(value)
     elif isinstance(value, float):
-        if math.isfinite(value) and value.is_integer() and abs(value) < 2**63:
+        if math.isfinite(value) and value.is_integer() and -(2**63) <= value < 2**63:
             text = str(int(value))
         else:
             text = repr(value)

@@ -47,6 +47,8 @@ def _check_label(argument: str, value: object) -> str:
         raise InvalidArgumentError(argument, f"must be at most {_MAX_TYPE_LEN} characters")
     if value != value.strip():
         raise InvalidArgumentError(argument, "must not start or end with whitespace")
+    if "\x00" in value:
+        raise InvalidArgumentError(argument, "must not contain NUL characters")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

@@ -248,8 +248,18 @@ def check_metadata(argument: str, value: object) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise InvalidArgumentError(argument, "must be a mapping of string keys to JSON values")
     _check_json(argument, value)
-    result: dict[str, Any] = json.loads(json.dumps(value))
+    result: dict[str, Any] = json.loads(json.dumps(_plain(value)))
     return result
+
+
+def _plain(value: object) -> object:
+    """``value`` with every mapping a ``dict`` and every sequence a ``list``
+    (``json`` writes only those; a ``UserDict`` or ``ChainMap`` is a mapping too)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 def check_metadata_filter(value: object) -> dict[str, Any] | None:
@@ -313,8 +323,19 @@ def check_ttl_days(value: object) -> float | None:
 
 
 def expiry(created_at: datetime, ttl_days: float | None) -> datetime | None:
-    """When a memory created at ``created_at`` expires."""
-    return None if ttl_days is None else created_at + timedelta(days=ttl_days)
+    """When a memory created at ``created_at`` expires.
+
+    Raises:
+        InvalidArgumentError: ``ttl_days`` reaches past the last day of year 9999.
+    """
+    if ttl_days is None:
+        return None
+    try:
+        return created_at + timedelta(days=ttl_days)
+    except OverflowError:
+        raise InvalidArgumentError(
+            "ttl_days", f"{ttl_days!r} days from {created_at:%Y-%m-%d} is past the year 9999"
+        ) from None
 
 
 MAX_COUNT = 2**31 - 1

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from graphmem.core.fusion import common_term_plans, fold_accents
 from graphmem.core.validation import SearchFilters
-from graphmem.errors import BackendError, ConflictError, SchemaError
+from graphmem.errors import CLOSED_MESSAGE, BackendError, ClosedError, ConflictError, SchemaError
 from graphmem.models import RecordRelation, SchemaPolicy
 from graphmem.sqlfiles import (
     Statement,
@@ -52,6 +52,15 @@ system call (bench/traverse.py measured the capped 5-hop level 2x faster mapped)
 and a map of 1 GiB left two thirds of a 3 GB store (1M memories, 3M links) to
 those calls. Mapped pages are the operating system's file cache, shared and
 reclaimable, not the process's heap; writes still go through SQLite's journal."""
+
+
+def _closed(conn: sqlite3.Connection) -> bool:
+    """Whether ``conn`` was closed (by another thread closing the handle)."""
+    try:
+        conn.total_changes  # noqa: B018  (raises on a closed connection)
+    except sqlite3.ProgrammingError:
+        return True
+    return False
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -207,6 +216,8 @@ class SqliteStore(SqlStore):
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc) or time.monotonic() > deadline:
                     raise BackendError(f"SQLite failed: {exc} in {sql!r}") from exc
+            except sqlite3.ProgrammingError as exc:  # another thread closed the handle
+                raise ClosedError(CLOSED_MESSAGE) from exc
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
@@ -218,7 +229,11 @@ class SqliteStore(SqlStore):
             return self._conn.execute(sql, binds)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(CONFLICT_MESSAGE) from exc
-        except (sqlite3.ProgrammingError, OverflowError) as exc:
+        except sqlite3.ProgrammingError as exc:
+            if _closed(self._conn):
+                raise ClosedError(CLOSED_MESSAGE) from exc
+            raise BackendError(f"sqlite3 refused the call: {exc}") from exc
+        except OverflowError as exc:
             raise BackendError(f"sqlite3 refused the call: {exc}") from exc
         except sqlite3.Error as exc:
             code = getattr(exc, "sqlite_errorname", "")
