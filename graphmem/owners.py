@@ -4,7 +4,9 @@ renewal of their leases.
 An owner is ``host:pid:token``. A lease names its owner, so that a process can
 tell a holder that has stopped (same host, no such process, or an owner of this
 process that was retired) from one that may still be at work (another host: only
-its lease decides).
+its lease decides). Where ``/proc`` tells when a process started (Linux), the
+token begins with that start time (``ticks.random``), so that a process that
+took a stopped holder's pid after it is not mistaken for the holder.
 """
 
 from __future__ import annotations
@@ -24,9 +26,23 @@ _LIVE: set[str] = set()
 """Owners of this process that are still open."""
 
 
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from ``/proc``), or
+    None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[19].decode() if len(fields) > 19 and fields[19].isdigit() else None
+
+
 def new_owner() -> str:
     """A fresh owner name of this process, live until :func:`retire_owner`."""
-    owner = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    pid = os.getpid()
+    started = _started(pid)
+    token = uuid.uuid4().hex[:12] if started is None else f"{started}.{uuid.uuid4().hex[:12]}"
+    owner = f"{HOST}:{pid}:{token}"
     _LIVE.add(owner)
     return owner
 
@@ -46,18 +62,26 @@ def owner_gone(owner: str) -> bool:
     (False, None, True)
     """
     host, _, rest = owner.partition(":")
-    pid_text = rest.partition(":")[0]
+    pid_text, _, token = rest.partition(":")
     if host != HOST or not pid_text.isdigit():
         return False  # another machine: its lease decides
-    if int(pid_text) == os.getpid():
-        return owner not in _LIVE
+    pid = int(pid_text)
+    started, dot, _ = token.partition(".")
+    recorded = started if dot and started.isdigit() else None
+    if pid == os.getpid():
+        if recorded is None or recorded == _started(pid):
+            return owner not in _LIVE
+        return True  # an earlier process that had this pid
     try:
-        os.kill(int(pid_text), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except OSError:
         return False
-    return False
+    if recorded is None:
+        return False
+    now = _started(pid)  # a process lives under the pid: is it the holder?
+    return now is not None and now != recorded
 
 
 class LeaseKeeper:
