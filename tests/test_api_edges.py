@@ -169,3 +169,32 @@ def test_an_expiry_past_the_year_9999_is_refused() -> None:
         with pytest.raises(InvalidArgumentError, match="ttl_days"):
             memory.add_memory("x", ttl_days=365_000)
         assert memory.list_memories() == []
+
+
+def test_times_a_dba_stored_in_other_iso_forms_are_read(tmp_path: Path) -> None:
+    """``Z`` and other fraction digits (which Python 3.10's parser refuses) read
+    as UTC; text that is no time at all is a BackendError, not a traceback."""
+    import sqlite3
+
+    from graphmem import BackendError
+
+    path = tmp_path / "m.db"
+    GraphMemory(path).close()
+    conn = sqlite3.connect(path)
+    insert = (
+        "INSERT INTO graphmem_memory (record_id, record_type, content, created_at) "
+        "VALUES (?, 'memory', 'by hand', ?)"
+    )
+    conn.execute(insert, ("z", "2024-01-01T00:00:00Z"))
+    conn.execute(insert, ("frac", "2024-01-01T00:00:00.5+00:00"))
+    conn.execute(insert, ("naive", "2024-01-01T00:00:00"))
+    conn.execute(insert, ("bad", "yesterday"))
+    conn.commit()
+    conn.close()
+    with GraphMemory(path) as memory:
+        expected = datetime(2024, 1, 1, tzinfo=timezone.utc)
+        assert memory.get_memory("z").created_at == expected
+        assert memory.get_memory("naive").created_at == expected
+        assert memory.get_memory("frac").created_at.microsecond == 500_000
+        with pytest.raises(BackendError, match="not ISO 8601"):
+            memory.get_memory("bad")

@@ -72,8 +72,23 @@ def format_time(value: datetime) -> str:
 
 
 def parse_time(value: str) -> datetime:
-    """Inverse of :func:`format_time`."""
-    return datetime.fromisoformat(value).astimezone(timezone.utc)
+    """Inverse of :func:`format_time`; also reads other ISO 8601 text a DBA may
+    have stored (``Z``, any fraction digits; no offset means UTC) on every
+    supported Python.
+
+    >>> parse_time("2024-01-01T00:00:00Z") == parse_time("2024-01-01T00:00:00.000000+00:00")
+    True
+
+    Raises:
+        ValueError: ``value`` is not ISO 8601 text.
+    """
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:  # Python 3.10 reads neither Z nor 1, 2, 4 or 5 fraction digits
+        parsed = datetime.fromisoformat(_normalise_iso(value))
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo is timezone.utc else parsed.astimezone(timezone.utc)
 
 
 def validate_identifier(argument: str, value: object) -> str:

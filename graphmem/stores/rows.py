@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
+from graphmem.core.validation import parse_time
+from graphmem.errors import BackendError
 from graphmem.models import MemoryRecord, RecordRelation
 from graphmem.thread_models import Message, Profile, ThreadInfo
 
@@ -25,9 +27,10 @@ def _time(value: Any) -> datetime | None:
         return None
     if isinstance(value, datetime):
         return value
-    parsed = datetime.fromisoformat(str(value))
-    # as parse_time, without converting text that is UTC already (an equal copy)
-    return parsed if parsed.tzinfo is timezone.utc else parsed.astimezone(timezone.utc)
+    try:
+        return parse_time(str(value))
+    except ValueError:
+        raise BackendError(f"a stored time is not ISO 8601 text: {str(value)[:60]!r}") from None
 
 
 def _json(value: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import re
 import shlex
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,38 @@ def test_the_documented_exit_statuses_hold(script: Path, tmp_path: Path) -> None
             assert done.stderr.startswith("graphmem: error: "), (command, done.stderr)
         else:
             assert "Usage: graphmem" in done.stderr, (command, done.stderr)
+
+
+_WITHOUT_SERVICE_EXTRA = """
+import sys
+
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("fastapi", "starlette", "uvicorn"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+
+sys.meta_path.insert(0, Missing())
+from graphmem.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_keys_work_without_the_service_extra_and_serve_says_what_is_missing(
+    tmp_path: Path,
+) -> None:
+    """A base install (no fastapi) makes and lists keys; serving names the extra."""
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", _WITHOUT_SERVICE_EXTRA, *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    db = str(tmp_path / "k.db")
+    made = run("keys", "create", "--db", db, "--role", "read", "--label", "ci")
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("gm_")
+    listed = run("keys", "list", "--db", db)
+    assert listed.returncode == 0 and "ci" in listed.stdout
+    served = run("serve", "--db", db, "--port", "1")
+    assert served.returncode == 1
+    assert served.stderr.strip().startswith("graphmem: error:")
+    assert "graphmem[service]" in served.stderr and "Traceback" not in served.stderr
