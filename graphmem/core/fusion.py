@@ -62,12 +62,17 @@ def reciprocal_rank_fusion(
     rankings: Sequence[Sequence[str]], weights: Sequence[float], c: float
 ) -> list[tuple[str, float]]:
     """Ids by fused score ``sum(weight / (c + rank))`` (ranks from 1), ties by id.
+    A ranking of weight 0 adds nothing, not even its ids at score 0.
 
     >>> reciprocal_rank_fusion([["a", "b"], ["b", "c"]], [1.0, 1.0], 0.0)
     [('b', 1.5), ('a', 1.0), ('c', 0.5)]
+    >>> reciprocal_rank_fusion([["a", "b"], ["c"]], [0.0, 1.0], 60.0)
+    [('c', 0.01639344262295082)]
     """
     scores: dict[str, float] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
+        if weight == 0:
+            continue
         for rank, record_id in enumerate(ranking, start=1):
             scores[record_id] = scores.get(record_id, 0.0) + weight / (c + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))

@@ -92,6 +92,17 @@ def test_hybrid_order_is_weighted_rrf_of_the_two_rankings(memory: GraphMemory) -
     assert _ids(results) == [record_id for record_id, _ in fused][:10]
 
 
+@pytest.mark.parametrize(("weights", "strategy"), [((0.0, 1.0), "keyword"), ((1.0, 0.0), "vector")])
+def test_hybrid_with_a_zero_weight_is_the_other_ranking(
+    memory: GraphMemory, weights: tuple[float, float], strategy: str
+) -> None:
+    hybrid = HybridConfig(vector_weight=weights[0], keyword_weight=weights[1])
+    config = TopKMemorySearchConfig(hybrid=hybrid)
+    fused = memory.search("tea orders", strategy="hybrid", search_config=config)
+    alone = memory.search("tea orders", strategy=strategy, max_results=hybrid.candidates)
+    assert _ids(fused) == _ids(alone)[:10]
+
+
 def test_rrf_ties_break_by_id() -> None:
     assert reciprocal_rank_fusion([["b"], ["a"]], [1.0, 1.0], 60.0) == [
         ("a", 1 / 61),
