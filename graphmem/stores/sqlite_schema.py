@@ -114,7 +114,7 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
             if _needs_link_numbers(conn, store_id):
                 _number_links(conn, store_id)
             if _needs_neighbour_columns(conn, store_id):
-                _drop_triggers(conn, object_prefix(store_id))
+                _drop_triggers(conn, store_id)
                 _copy_adjacency(conn, store_id, renumber=False)
             if _needs_block_leases(conn, store_id):
                 _copy_blocks(conn, store_id)
@@ -153,7 +153,7 @@ def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
     the memory table, and SQLite's rename would point them at the old one."""
     prefix = object_prefix(store_id)
     table, staging = f"{prefix}memory", f"{prefix}memory_v4"
-    _drop_triggers(conn, prefix)
+    _drop_triggers(conn, store_id)
     _create_staging(conn, store_id, table, staging)
     columns = ", ".join(sorted(_columns(conn, table)))
     conn.execute(f'INSERT INTO "{staging}" ({columns}) SELECT {columns} FROM "{table}"')
@@ -178,7 +178,7 @@ def _number_links(conn: sqlite3.Connection, store_id: str) -> None:
     own statement (a renamed table's stored SQL would quote its name)."""
     prefix = object_prefix(store_id)
     link, adjacency = f"{prefix}link", f"{prefix}adjacency"
-    _drop_triggers(conn, prefix)
+    _drop_triggers(conn, store_id)
     columns = ", ".join(sorted(_columns(conn, link)))
     _replace_table(conn, store_id, link)
     conn.execute(
@@ -274,13 +274,20 @@ def _create_staging(conn: sqlite3.Connection, store_id: str, table: str, staging
     conn.execute(re.sub(re.escape(table), staging, create, count=1, flags=re.IGNORECASE))
 
 
-def _drop_triggers(conn: sqlite3.Connection, prefix: str) -> None:
-    """Drop every trigger of the store (install.sql makes them again)."""
-    for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND lower(name) LIKE ? ESCAPE '!'",
-        (prefix.replace("_", "!_") + "%",),
-    ).fetchall():
-        conn.execute(f'DROP TRIGGER "{name}"')
+def _drop_triggers(conn: sqlite3.Connection, store_id: str) -> None:
+    """Drop every trigger of the store (install.sql makes them again): those that
+    install.sql creates or drops, by exact name. Not by prefix: the objects of a
+    store ``graphmem_x`` (``graphmem_x__*``) start with the default store's
+    ``graphmem_`` too, and every trigger that an older script made is named in
+    today's (it drops those it retired)."""
+    script = load_script("sqlite", "install", store_id)
+    own = {
+        n.lower()
+        for n in re.findall(r"\bTRIGGER\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)", script, re.I)
+    }
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        if str(name).lower() in own:
+            conn.execute(f'DROP TRIGGER "{name}"')
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
