@@ -33,7 +33,7 @@ from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer, shut
-from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
+from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install, refuse_newer
 from graphmem.stores.sqlite_session import TEMP_RESET_ROWS, Transaction, make_session
 from graphmem.stores.vector_cache import VectorCache
 
@@ -152,6 +152,7 @@ class SqliteStore(SqlStore):
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             version = self._schema_version()
+            refuse_newer(version, self._prefix, self.path)
             if version != SCHEMA_VERSION and schema_policy is SchemaPolicy.REQUIRE_EXISTING:
                 found = "no schema" if version is None else f"schema version {version}"
                 raise SchemaError(

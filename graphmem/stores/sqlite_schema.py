@@ -53,7 +53,14 @@ from pathlib import Path
 from graphmem.errors import SchemaError
 from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_statements, object_prefix
 
-__all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements", "stores_in_file"]
+__all__ = [
+    "SCHEMA_TABLES",
+    "SCHEMA_VERSION",
+    "install",
+    "refuse_newer",
+    "script_statements",
+    "stores_in_file",
+]
 
 SCHEMA_VERSION = "10"
 """The version install.sql writes; an older store is upgraded by re-running it."""
@@ -129,6 +136,26 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
         if rebuild:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute(f"PRAGMA cache_size = {cache}")
+
+
+def refuse_newer(version: str | None, store_id: str, path: str) -> None:
+    """Refuse a store that a later graphmem marked with a newer schema version,
+    whatever the schema policy: its objects may differ in ways this code does not
+    know, and running this install.sql on it would mark it back down.
+
+    Raises:
+        SchemaError: the version is a number above :data:`SCHEMA_VERSION`.
+    """
+    if (
+        version is not None
+        and re.fullmatch(r"[0-9]+", version)
+        and int(version) > int(SCHEMA_VERSION)
+    ):
+        raise SchemaError(
+            f"the store {store_id!r} has schema version {version} in {path!r}, newer than "
+            f"this graphmem's (version {SCHEMA_VERSION}): open it with a graphmem that "
+            "knows that version; nothing was changed"
+        )
 
 
 def _memory_table(conn: sqlite3.Connection, store_id: str) -> str | None:
