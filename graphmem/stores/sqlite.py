@@ -155,11 +155,16 @@ class SqliteStore(SqlStore):
             refuse_newer(version, self._prefix, self.path)
             if version != SCHEMA_VERSION and schema_policy is SchemaPolicy.REQUIRE_EXISTING:
                 found = "no schema" if version is None else f"schema version {version}"
+                # install.sql alone makes a store, but cannot reshape an older one's tables
+                how = (
+                    "create it with SchemaPolicy.CREATE_IF_NECESSARY or `graphmem sql "
+                    "--dialect sqlite`"
+                    if version is None
+                    else "upgrade it by opening it with SchemaPolicy.CREATE_IF_NECESSARY"
+                )
                 raise SchemaError(
                     f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
-                    f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "
-                    "create or upgrade it with SchemaPolicy.CREATE_IF_NECESSARY or "
-                    "`graphmem sql --dialect sqlite`"
+                    f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); {how}"
                 )
             # WAL is set only once the store is known to be wanted here (setting it
             # rewrites the file header).

@@ -4,12 +4,8 @@
 transaction, so a store whose setup fails leaves no object behind (SQLite DDL is
 transactional) and two processes opening a new file do not interleave.
 
-Before schema version 3, a store with ``memory_store_id=X`` (other than the
-default) named its objects ``X_<name>``; two such stores could share a name
-(``a_memory_meta`` was store ``a_memory``'s meta table and store ``a``'s metadata
-table). Version 3 names them ``X__<name>`` (:func:`graphmem.sqlfiles.object_prefix`).
-A store found under the old names is renamed in the same transaction as the
-upgrade; the default store's names (``graphmem_<name>``) never changed.
+A store from before schema version 3, under its older names, is renamed first
+(:mod:`graphmem.stores.sqlite_legacy`), in the same transaction.
 
 Version 4 adds keyword search (an FTS5 index kept by triggers; the upgrade
 indexes the memories already stored) and stores messages in the memory table:
@@ -51,7 +47,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from graphmem.errors import SchemaError
-from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_statements, object_prefix
+from graphmem.sqlfiles import DEFAULT_PREFIX, load_script, load_statements, object_prefix
+from graphmem.stores.sqlite_legacy import legacy_names, legacy_store, rename_legacy
 
 __all__ = [
     "SCHEMA_TABLES",
@@ -70,14 +67,6 @@ _REBUILD_CACHE_KIB = 1_048_576
 
 SCHEMA_TABLES = 17
 """Tables that ``count-schema-tables`` finds in a complete schema."""
-
-_LEGACY_TABLES = {
-    "meta": {"meta_key", "meta_value"},
-    "memory": {"record_id", "record_type", "status"},
-    "memory_meta": {"record_id", "meta_key", "meta_value"},
-    "link": {"relation_id", "source_id", "target_id", "relation_type"},
-}
-"""The tables of a store before version 3, with columns that identify each."""
 
 
 def script_statements(script: str) -> Iterator[str]:
@@ -114,8 +103,8 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if _legacy_store(conn, store_id):
-                _rename_legacy(conn, store_id)
+            if legacy_store(conn, store_id):
+                rename_legacy(conn, store_id)
             if _needs_rebuild(conn, store_id):
                 _rebuild_memory_table(conn, store_id)
             if _needs_link_numbers(conn, store_id):
@@ -127,6 +116,7 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
                 _copy_blocks(conn, store_id)
             for statement in script_statements(load_script("sqlite", "install", store_id)):
                 conn.execute(statement)
+            _check_marked(conn, store_id)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -136,6 +126,19 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
         if rebuild:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute(f"PRAGMA cache_size = {cache}")
+
+
+def _check_marked(conn: sqlite3.Connection, store_id: str) -> None:
+    """install.sql marks its version only on tables of its shape (its last
+    statement): a store it left unmarked kept a table that no copy above reshaped."""
+    get, binds = load_statements("sqlite", store_id)["get-meta"], {"meta_key": "schema_version"}
+    get.check_binds(binds)
+    row = conn.execute(get.sql, binds).fetchone()
+    if row is None or str(row[0]) != SCHEMA_VERSION:
+        raise SchemaError(
+            f"the store {store_id!r} could not be brought to schema version "
+            f"{SCHEMA_VERSION}: a table kept an older shape; nothing was changed"
+        )
 
 
 def refuse_newer(version: str | None, store_id: str, path: str) -> None:
@@ -160,7 +163,7 @@ def refuse_newer(version: str | None, store_id: str, path: str) -> None:
 
 def _memory_table(conn: sqlite3.Connection, store_id: str) -> str | None:
     """The name of the store's memory table, under its current or pre-3 name."""
-    for name in (f"{object_prefix(store_id)}memory", _legacy_names(store_id)["memory"]):
+    for name in (f"{object_prefix(store_id)}memory", legacy_names(store_id)["memory"]):
         if _columns(conn, name):
             return name
     return None
@@ -190,7 +193,7 @@ def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
 
 def _needs_link_numbers(conn: sqlite3.Connection, store_id: str) -> bool:
     """Whether the store's link table (current or pre-3 name) predates version 8."""
-    for name in (f"{object_prefix(store_id)}link", _legacy_names(store_id)["link"]):
+    for name in (f"{object_prefix(store_id)}link", legacy_names(store_id)["link"]):
         columns = _columns(conn, name)
         if columns:
             return "link_no" not in columns
@@ -320,63 +323,6 @@ def _drop_triggers(conn: sqlite3.Connection, store_id: str) -> None:
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     rows = conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
     return {str(r[0]).lower() for r in rows}
-
-
-def _count(conn: sqlite3.Connection, statement: Statement, binds: dict[str, str]) -> int:
-    statement.check_binds(binds)
-    return int(conn.execute(statement.sql, binds).fetchone()[0])
-
-
-def _legacy_names(store_id: str) -> dict[str, str]:
-    return {suffix: f"{store_id.lower()}_{suffix}" for suffix in _LEGACY_TABLES}
-
-
-def _legacy_store(conn: sqlite3.Connection, store_id: str) -> bool:
-    """Whether the file holds this store under its names before version 3.
-
-    Only when the new names are absent: a store's old meta table with a schema
-    version row marks it. An old store missing a table, or whose table has other
-    columns (the two stores of a name collision), is not renamed but refused.
-    """
-    if object_prefix(store_id) == f"{DEFAULT_PREFIX}_":
-        return False
-    old = _legacy_names(store_id)
-    statements = load_statements("sqlite", store_id)
-    if _count(conn, statements["count-schema-tables"], {}) or not _count(
-        conn, statements["count-legacy-tables"], {f"{s}_table": n for s, n in old.items()}
-    ):
-        return False
-    if _columns(conn, old["meta"]) != _LEGACY_TABLES["meta"]:
-        return False
-    version = conn.execute(
-        f'SELECT meta_value FROM "{old["meta"]}" WHERE meta_key = ?', ("schema_version",)
-    ).fetchone()
-    if version is None:
-        return False
-    broken = [old[s] for s, cols in _LEGACY_TABLES.items() if not cols <= _columns(conn, old[s])]
-    if broken:
-        raise SchemaError(
-            f"the store {store_id!r} was created before schema version 3 (tables "
-            f"{store_id}_*), but {', '.join(broken)} is missing or belongs to another "
-            "store; graphmem cannot rename it: copy its rows into a new store by hand"
-        )
-    return True
-
-
-def _rename_legacy(conn: sqlite3.Connection, store_id: str) -> None:
-    """Drop the old store's indexes and triggers (install.sql makes them again under
-    the new names), then rename its tables, keeping every row."""
-    old = _legacy_names(store_id)
-    suffixes = set(re.findall(r"\bgraphmem_(\w+)", load_script("sqlite", "install")))
-    own = {f"{store_id.lower()}_{s}" for s in suffixes}
-    tables = {name.lower() for name in old.values()}
-    for kind, name, table in conn.execute(
-        "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('index', 'trigger')"
-    ).fetchall():
-        if name.lower() in own and table.lower() in tables:
-            conn.execute(f'DROP {kind.upper()} "{name}"')
-    for suffix, name in old.items():
-        conn.execute(f'ALTER TABLE "{name}" RENAME TO "{store_id}__{suffix}"')
 
 
 def stores_in_file(path: str) -> list[str]:

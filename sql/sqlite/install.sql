@@ -1,11 +1,20 @@
 -- graphmem embedded store: schema for SQLite 3.35 or newer.
 --
--- Run as is with the sqlite3 shell (`sqlite3 memories.db < install.sql`), or let
--- graphmem.stores.sqlite.SqliteStore run it (SchemaPolicy.CREATE_IF_NECESSARY).
--- Object names start with `graphmem_`; a store created with memory_store_id=X uses
--- `X__` (two underscores) instead (graphmem.sqlfiles substitutes the validated
--- identifier). Every statement is idempotent; graphmem runs the script in one
--- transaction.
+-- Run as is with the sqlite3 shell (`sqlite3 -bail memories.db < install.sql`) on
+-- a new file or a store of this version, or let graphmem.stores.sqlite.SqliteStore
+-- run it (SchemaPolicy.CREATE_IF_NECESSARY). Object names start with `graphmem_`;
+-- a store created with memory_store_id=X uses `X__` (two underscores) instead
+-- (graphmem.sqlfiles substitutes the validated identifier). Every statement is
+-- idempotent; graphmem runs the script in one transaction.
+--
+-- A store made by an older version is upgraded by graphmem on open, not by this
+-- script alone: SQLite cannot add a primary key or a NOT NULL column to a table,
+-- nor change a CHECK, so graphmem first copies the tables of an older shape
+-- (graphmem.stores.sqlite_schema), then runs the script. Fed to the shell on such
+-- a store, the script fails at the first statement that needs a new column (or
+-- runs through, when only the block table is older), and its last statement, the
+-- version mark, leaves the store's older version in place: graphmem then upgrades
+-- the store on its next open.
 --
 -- The validity invariant is kept by the triggers below, so it also holds for
 -- DML that a DBA runs directly: a memory is 'invalid' exactly when a
@@ -797,10 +806,6 @@ END;
 -- End of schema version 7, keyword documents numbered by user.
 -- ---------------------------------------------------------------------------
 
--- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '10')
-ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
-
 -- prompt registry ---------------------------------------------------------------
 -- Named, versioned extraction prompts (graphmem.registry). A prompt row holds
 -- what is not versioned (description, annotations) and which version is
@@ -1276,3 +1281,20 @@ BEGIN
 END;
 -- End of schema version 9, the neighbour's filters in the adjacency.
 -- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
+-- The version of this script, the last statement so that a run that stops
+-- early does not claim it, and written only when the tables have this
+-- version's shape (the columns that graphmem's copies add: message_role in
+-- version 4, link_no in version 8, other_record_type in version 9, lease_until in
+-- version 10). On an older store run by hand, whose tables the script cannot
+-- reshape, the store keeps its version, and graphmem upgrades it on open.
+INSERT INTO graphmem_meta (meta_key, meta_value)
+SELECT 'schema_version', '10'
+WHERE EXISTS (SELECT 1 FROM pragma_table_info('graphmem_memory') WHERE name = 'message_role')
+  AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_link') WHERE name = 'link_no')
+  AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_adjacency')
+              WHERE name = 'other_record_type')
+  AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_memory_block')
+              WHERE name = 'lease_until')
+ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;

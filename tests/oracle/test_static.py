@@ -184,6 +184,17 @@ def test_uninstall_drops_the_graph_before_tables() -> None:
     assert all("PROPERTY GRAPH" not in s for s in statements[1:])
 
 
+def test_install_writes_the_version_row_only_when_missing() -> None:
+    """An Oracle store's version is the shape of its objects, which the open counts,
+    not its schema_version row: the script never overwrites that row, so a run that
+    stops half way claims no newer version (SQLite's script marks its version as
+    its last statement, on tables of its shape only)."""
+    marks = [s for s in _script("install") if "'schema_version'" in s]
+    assert len(marks) == 1
+    assert "WHEN NOT MATCHED THEN INSERT" in marks[0]
+    assert "WHEN MATCHED" not in marks[0].replace("WHEN NOT MATCHED", "")
+
+
 def test_trigger_row_sections_read_no_table() -> None:
     """AFTER EACH ROW only collects :NEW/:OLD values: no ORA-04091 possible."""
     triggers = [s for s in _script("install") if s.startswith("CREATE OR REPLACE TRIGGER")]
