@@ -188,7 +188,7 @@ def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
     columns = ", ".join(sorted(_columns(conn, table)))
     conn.execute(f'INSERT INTO "{staging}" ({columns}) SELECT {columns} FROM "{table}"')
     conn.execute(f'DROP TABLE "{table}"')
-    conn.execute(f'ALTER TABLE "{staging}" RENAME TO "{table}"')
+    _rename(conn, staging, table)
 
 
 def _needs_link_numbers(conn: sqlite3.Connection, store_id: str) -> bool:
@@ -293,8 +293,23 @@ def _replace_table(conn: sqlite3.Connection, store_id: str, table: str) -> None:
     """Rename ``table`` to ``<table>_old`` (its indexes go with it) and make it
     again, empty, by install.sql's statement."""
     conn.execute(f'DROP TABLE IF EXISTS "{table}_old"')
-    conn.execute(f'ALTER TABLE "{table}" RENAME TO "{table}_old"')
+    _rename(conn, table, f"{table}_old")
     conn.execute(_install_statement(store_id, rf"CREATE TABLE IF NOT EXISTS {re.escape(table)} \("))
+
+
+def _rename(conn: sqlite3.Connection, table: str, new_name: str) -> None:
+    """Rename a table with ``legacy_alter_table`` on. Without it SQLite (3.26 and
+    later) makes the views and triggers that read the table read it under its new
+    name (https://www.sqlite.org/pragma.html#pragma_legacy_alter_table): a DBA's
+    view over a table renamed out of the way would read the old copy, which is
+    then dropped, and the rename of a staging table into place would fail on such
+    a view while the table's name is free. The copies here keep the table's name."""
+    legacy = int(conn.execute("PRAGMA legacy_alter_table").fetchone()[0])
+    conn.execute("PRAGMA legacy_alter_table = ON")
+    try:
+        conn.execute(f'ALTER TABLE "{table}" RENAME TO "{new_name}"')
+    finally:
+        conn.execute(f"PRAGMA legacy_alter_table = {legacy}")
 
 
 def _create_staging(conn: sqlite3.Connection, store_id: str, table: str, staging: str) -> None:

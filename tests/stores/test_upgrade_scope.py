@@ -1,12 +1,15 @@
 """An upgrade on open changes only the store being opened: the triggers of another
 store in the same file stay, whatever its id (``graphmem_x`` names its objects
-``graphmem_x__*``, which start with the default store's ``graphmem_``)."""
+``graphmem_x__*``, which start with the default store's ``graphmem_``), and a DBA's
+views over the tables that the upgrade copies keep reading them."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
 from graphmem.sqlfiles import load_script
@@ -52,3 +55,64 @@ def test_every_trigger_of_an_older_script_is_named_in_todays() -> None:
         text = script.read_text(encoding="utf-8")
         older = {n.lower() for n in re.findall(_TRIGGER, text, re.I)}
         assert older <= today, script.name
+
+
+_COPIED = ("graphmem_memory", "graphmem_link", "graphmem_adjacency", "graphmem_memory_block")
+"""The tables that upgrades copy into a new shape (versions 4, 8, 9 and 10)."""
+_T = "2026-01-01T00:00:0{}.000000+00:00"
+
+
+def _older_store_with_views(path: Path, version: int) -> dict[str, int]:
+    """A store of an older version with rows in each copied table it has, and a view
+    ``dba_<table>`` over each; the views' row counts."""
+    conn = sqlite3.connect(path)
+    conn.executescript((_DATA / f"sqlite_install_v{version}.sql").read_text(encoding="utf-8"))
+    conn.executemany(
+        "INSERT INTO graphmem_memory (record_id, record_type, content, created_at) "
+        "VALUES (?, 'memory', ?, ?)",
+        [(rid, f"memory {rid}", _T.format(0)) for rid in "abc"],
+    )
+    conn.execute(
+        "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
+        "opposite_relation_type, created_at) VALUES ('r1', 'a', 'b', 'supersedes', "
+        "'is_superseded_by', ?)",
+        (_T.format(1),),
+    )
+    tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+    if "graphmem_memory_block" in tables:
+        conn.execute(
+            "INSERT INTO graphmem_thread (thread_id, created_at, updated_at) VALUES ('t', ?, ?)",
+            (_T.format(0), _T.format(0)),
+        )
+        conn.execute(
+            "INSERT INTO graphmem_memory_block (block_id, thread_id, status, content, "
+            "context_required, created_at, updated_at) VALUES ('b1', 't', 'ready', '{}', 0, ?, ?)",
+            (_T.format(0), _T.format(0)),
+        )
+    counts = {}
+    for table in (t for t in _COPIED if t in tables):
+        conn.execute(f"CREATE VIEW dba_{table} AS SELECT * FROM {table}")
+        counts[table] = conn.execute(f"SELECT COUNT(*) FROM dba_{table}").fetchone()[0]
+    conn.commit()
+    conn.close()
+    return counts
+
+
+@pytest.mark.parametrize("version", [3, 7, 8, 9])
+def test_upgrade_keeps_dba_views_over_the_copied_tables(tmp_path: Path, version: int) -> None:
+    path = tmp_path / f"v{version}.db"
+    counts = _older_store_with_views(path, version)
+    assert counts["graphmem_link"] == 1
+    with GraphMemory(path, embedder=HashingEmbedder(dim=8)) as memory:
+        assert memory.get_memory("b").status == "invalid"
+    conn = sqlite3.connect(path)
+    try:
+        for table, count in counts.items():
+            assert conn.execute(f"SELECT COUNT(*) FROM dba_{table}").fetchone() == (count,)
+            view = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE name = ?", (f"dba_{table}",)
+            ).fetchone()
+            assert view == (f"CREATE VIEW dba_{table} AS SELECT * FROM {table}",)
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
