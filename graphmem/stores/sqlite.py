@@ -347,10 +347,11 @@ class SqliteStore(SqlStore):
 
     def _refresh_vectors(self, cache: VectorCache) -> None:
         """Bring the copy of the embeddings up to this read's snapshot (vector_cache)."""
-        first, last = self._run("get-vector-log-bounds").fetchone()
-        last = 0 if last is None else int(last)
         seen = cache.seen
-        if seen is None or seen > last or (first is not None and int(first) > seen + 1):
+        last, unread = self._run("get-vector-log-unread", seen=seen or 0).fetchone()
+        last = 0 if last is None else int(last)
+        # an entry not read yet is gone when fewer are left than numbers since seen
+        if seen is None or seen > last or int(unread) < last - seen:
             cache.reset(last, int(self._run("count-memories").fetchone()[0]))
             cursor = self._run("select-all-embeddings")
             while chunk := cursor.fetchmany(4096):

@@ -235,7 +235,7 @@ def test_script_runs_in_sqlplus(name: str) -> None:
 SQLITE_VECTOR_CACHE = {
     "select-search-candidates",
     "select-search-candidate-ids",
-    "get-vector-log-bounds",
+    "get-vector-log-unread",
     "count-memories",
     "select-all-embeddings",
     "select-logged-embeddings",

@@ -234,6 +234,23 @@ def test_cache_rebuilt_when_log_entries_are_gone(path: Path) -> None:
         assert _ids(reader, "0 0 0 1")[:2] == ["c", "b"]
 
 
+def test_cache_rebuilt_when_an_unread_entry_other_than_the_oldest_is_gone(path: Path) -> None:
+    """A DBA deletes one entry the copy has not read, between others: the numbers
+    left have a gap, and the copy reloads instead of missing that memory."""
+    with _open(path) as reader, _open(path) as writer:
+        assert _ids(reader, "0 0 0 1") == ["a", "b", "c"]
+        writer.add_memory("0 0 0 1", memory_id="d", user_id="u")
+        writer.add_memory("0 0 1 0", memory_id="e", user_id="u")  # a later entry
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute("DELETE FROM graphmem_vector_log WHERE record_id = 'd'")
+            left = [r[0] for r in conn.execute("SELECT record_id FROM graphmem_vector_log")]
+        conn.close()
+        assert left[-1] == "e" and "d" not in left
+        assert _ids(reader, "0 0 0 1")[0] == "d"
+        assert _ids(reader, "0 0 0 1") == _file_answer(path, "0 0 0 1")
+
+
 def test_log_is_trimmed(tmp_path: Path) -> None:
     """Every 1024th entry trims the log to its last 65536: its size stays bounded."""
     conn = sqlite3.connect(tmp_path / "t.db")
