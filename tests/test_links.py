@@ -626,6 +626,42 @@ def test_dml_update_or_replace_target_onto_existing_triple(abc: GraphMemory, dba
     assert (_status(abc, "b"), _status(abc, "c")) == ("invalid", "valid")
 
 
+def test_dml_update_or_replace_onto_existing_triple_keeps_linked_context(
+    abc: GraphMemory, dba
+) -> None:
+    """The replaced link r1 leaves no adjacency row: a search with hops meets only r2."""
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("a", "memory", "c", "preference", "supersedes", relation_id="r2")
+    dba().execute("UPDATE OR REPLACE graphmem_link SET target_id = 'b' WHERE relation_id = 'r2'")
+    results = abc.search("alpha", num_hops=1, include_invalid_results=True)
+    linked = {r.id: [(rel.id, child.id) for rel, child in r.linked_results] for r in results}
+    assert linked["a"] == [("r2", "b")]
+    assert linked["b"] == [("r2", "a")]
+    assert linked["c"] == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE OR REPLACE graphmem_link SET link_no = "
+        "(SELECT link_no FROM graphmem_link WHERE relation_id = 'r1') WHERE relation_id = 'r2'",
+        "INSERT OR REPLACE INTO graphmem_link (link_no, relation_id, source_id, target_id, "
+        "relation_type, opposite_relation_type, created_at) SELECT link_no, 'r9', 'c', 'b', "
+        "'contradicts', 'contradicts', created_at FROM graphmem_link WHERE relation_id = 'r1'",
+    ],
+)
+def test_dml_replace_on_link_number_revalidates_deleted_row_target(
+    abc: GraphMemory, dba, statement: str
+) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("a", "memory", "c", "preference", "supports", relation_id="r2")
+    dba().execute(statement)
+    assert "r1" not in {link.id for link in abc.list_record_links()}
+    assert _status(abc, "b") == "valid"
+    results = abc.search("beta", num_hops=2, include_invalid_results=True)
+    assert all(rel.id != "r1" for r in results for rel, _ in r.linked_results)
+
+
 def test_dml_insert_or_ignore_conflict_changes_nothing(abc: GraphMemory, dba) -> None:
     abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
     conn = dba()

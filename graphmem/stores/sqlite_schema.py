@@ -37,6 +37,13 @@ Version 10 gives a memory block being processed a holder and a lease (``owner``,
 table's stored SQL unlike a new store's, so the block table of an older store is
 copied into install.sql's shape (its rows keep no lease: a block found
 ``processing`` without one is taken over, as every such block was before).
+
+Version 11 changes triggers only (REPLACE on every key of a link), which
+install.sql drops and makes again itself.
+
+Each copy is decided by the table's shape, not by the stored version, and the
+script writes the version last, only on tables of its shape (install.sql), so a
+store that the script alone was run on is upgraded here like any older one.
 """
 
 from __future__ import annotations
@@ -59,7 +66,7 @@ __all__ = [
     "stores_in_file",
 ]
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 _REBUILD_CACHE_KIB = 1_048_576

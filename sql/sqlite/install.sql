@@ -1283,6 +1283,119 @@ END;
 -- ---------------------------------------------------------------------------
 
 -- ---------------------------------------------------------------------------
+-- Schema version 11, REPLACE on every key of a link: a link row has three keys
+-- (relation_id, the ends and type, and link_no, its rowid), and a REPLACE on any
+-- of them deletes the row holding it without firing a DELETE trigger. Before
+-- version 11 the notes were taken on an insert for the first two keys only, and
+-- on an update only for a new relation_id and only for validity: `UPDATE OR
+-- REPLACE` onto another link's ends left that link's adjacency rows behind (a
+-- traversal then met a link that no longer exists), and a REPLACE on link_no
+-- left both its adjacency rows and its target's status.
+--
+-- Before an insert, and before an update of a key or of the type (the ends key
+-- holds it), every other link that holds one of the new row's keys is noted:
+-- its target, when it is a lifecycle link, in graphmem_link_recheck, and its
+-- adjacency rows in graphmem_adjacency_recheck. After the insert
+-- (graphmem_link_replaced_ai, version 8) or the update (graphmem_link_replaced_au,
+-- below, which replaces graphmem_link_recheck_au) the noted targets are
+-- recomputed and the noted rows that no link explains any more are dropped. A
+-- statement that fails takes its notes back with it; a row that OR IGNORE skips
+-- leaves notes that the next write consumes, as before. In a BEFORE INSERT
+-- trigger NEW.link_no is -1 unless the insert names the number, and no link has
+-- that number.
+DROP TRIGGER IF EXISTS graphmem_link_replace_bi;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bi
+BEFORE INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link l WHERE l.relation_id = NEW.relation_id)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type)
+  OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.link_no = NEW.link_no)
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE (l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no)
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no
+       OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+           AND l.relation_type = NEW.relation_type);
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_replace_bu;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bu
+BEFORE UPDATE OF relation_id, source_id, target_id, relation_type, link_no ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.relation_id = NEW.relation_id AND l.link_no <> OLD.link_no)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type AND l.link_no <> OLD.link_no)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.link_no = NEW.link_no AND l.link_no <> OLD.link_no)
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE (l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no
+           OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type))
+      AND l.link_no <> OLD.link_no
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE (l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no
+           OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type))
+      AND l.link_no <> OLD.link_no;
+END;
+
+-- After the update: the noted targets' validity, then the noted adjacency rows
+-- that no link of their relation_id and created_at explains at their node (the
+-- rule of graphmem_link_replaced_ai). The updated link's own rows are written by
+-- graphmem_adjacency_au and are explained, so the order of the two does not
+-- matter.
+DROP TRIGGER IF EXISTS graphmem_link_recheck_au;
+DROP TRIGGER IF EXISTS graphmem_link_replaced_au;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replaced_au
+AFTER UPDATE OF relation_id, source_id, target_id, relation_type, link_no ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_adjacency_recheck)
+  OR EXISTS (SELECT 1 FROM graphmem_link_recheck)
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck WHERE target_id IS NOT NULL;
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
+                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
+      AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency_recheck d
+        WHERE d.relation_id = graphmem_adjacency.relation_id
+          AND d.created_at = graphmem_adjacency.created_at
+          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_link l
+                JOIN graphmem_node s ON s.record_id = l.source_id
+                JOIN graphmem_node t ON t.record_id = l.target_id
+                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
+                  AND (s.node_no = graphmem_adjacency.node_no
+                       OR t.node_no = graphmem_adjacency.node_no)));
+    DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
+END;
+-- End of schema version 11, REPLACE on every key of a link.
+-- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
 -- The version of this script, the last statement so that a run that stops
 -- early does not claim it, and written only when the tables have this
 -- version's shape (the columns that graphmem's copies add: message_role in
@@ -1290,7 +1403,7 @@ END;
 -- version 10). On an older store run by hand, whose tables the script cannot
 -- reshape, the store keeps its version, and graphmem upgrades it on open.
 INSERT INTO graphmem_meta (meta_key, meta_value)
-SELECT 'schema_version', '10'
+SELECT 'schema_version', '11'
 WHERE EXISTS (SELECT 1 FROM pragma_table_info('graphmem_memory') WHERE name = 'message_role')
   AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_link') WHERE name = 'link_no')
   AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_adjacency')

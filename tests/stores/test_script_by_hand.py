@@ -96,6 +96,21 @@ def test_script_through_a_shell_going_past_errors_on_a_v7_store(tmp_path: Path) 
     _upgraded_and_usable(path)
 
 
+def test_store_marked_by_the_version_10_script_past_its_shape_is_repaired(
+    tmp_path: Path,
+) -> None:
+    """Version 10's script marked a version 9 store current without the block
+    lease columns; graphmem decides each copy by the tables' shape, so opening
+    the store now upgrades it all the same."""
+    path = tmp_path / "v9.db"
+    _older_store(path, 9)
+    conn = sqlite3.connect(path)
+    conn.executescript((_DATA / "sqlite_install_v10.sql").read_text(encoding="utf-8"))
+    conn.close()
+    assert _version(path) == "10"
+    _upgraded_and_usable(path)
+
+
 def test_script_on_a_current_store_marks_its_version(tmp_path: Path) -> None:
     path = tmp_path / "new.db"
     assert _run_like_the_shell(path) == []
