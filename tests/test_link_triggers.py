@@ -10,6 +10,7 @@ of a version 10 file to the REPLACE triggers of version 11.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import uuid
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
+from graphmem.core.relations import BUILTIN_OPPOSITES
 from graphmem.errors import BackendError, ConflictError
 from graphmem.link_writes import new_relation_id
 from graphmem.sqlfiles import load_script
@@ -320,3 +322,17 @@ def test_adjacency_left_by_a_version_10_update_or_replace_is_reported_then_rebui
         conn.close()
     with GraphMemory(path) as memory:
         assert _linked(memory) == {"a": ["r2"], "b": ["r2"], "c": []}
+
+
+def test_link_triggers_know_every_builtin_opposite() -> None:
+    """The checks of a link row (schema version 11) name each built-in type with
+    its opposite, and refuse the type's other cases, as graphmem.core.relations."""
+    for name in ("graphmem_link_endpoints_bi", "graphmem_link_endpoints_bu"):
+        *_, trigger = [  # the last definition: version 11's
+            s
+            for s in script_statements(load_script("sqlite", "install"))
+            if f"CREATE TRIGGER IF NOT EXISTS {name}\n" in s
+        ]
+        when = trigger.split("BEGIN", 1)[0]
+        assert dict(re.findall(r"WHEN '(\w+)' THEN '(\w+)'", when)) == BUILTIN_OPPOSITES
+        assert set(re.findall(r"WHEN '(\w+)' THEN NULL", when)) == set(BUILTIN_OPPOSITES)

@@ -1283,7 +1283,9 @@ END;
 -- ---------------------------------------------------------------------------
 
 -- ---------------------------------------------------------------------------
--- Schema version 11, REPLACE on every key of a link: a link row has three keys
+-- Schema version 11, the link rows' keys and values.
+--
+-- (a) REPLACE on every key of a link: a link row has three keys
 -- (relation_id, the ends and type, and link_no, its rowid), and a REPLACE on any
 -- of them deletes the row holding it without firing a DELETE trigger. Before
 -- version 11 the notes were taken on an insert for the first two keys only, and
@@ -1392,7 +1394,92 @@ BEGIN
                        OR t.node_no = graphmem_adjacency.node_no)));
     DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
 END;
--- End of schema version 11, REPLACE on every key of a link.
+
+-- (b) The rows of a link that graphmem itself refuses are refused for any DML
+-- too, so that every stored link exports and imports back: an end that is a
+-- message (links join memory-like records only), and a built-in relation type
+-- written with another opposite, or in another case (graphmem.core.relations).
+-- The checks join those of the endpoint triggers, which read both ends' memory
+-- rows anyway: no more trigger programs per link write. A memory with links
+-- cannot become a message either (an update of its record_type, or a REPLACE
+-- of it, foreign keys on or off: delete the memory first). Rows stored before
+-- version 11 are not checked (docs/dba.md has a query that finds them).
+DROP TRIGGER IF EXISTS graphmem_link_endpoints_bi;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bi
+BEFORE INSERT ON graphmem_link
+WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.source_id AND m.record_type <> 'message')
+  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.target_id AND m.record_type <> 'message')
+  OR CASE NEW.relation_type
+         WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
+         WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
+         WHEN 'contradicts' THEN 'contradicts'
+         ELSE CASE lower(NEW.relation_type)
+                  WHEN 'supersedes' THEN NULL WHEN 'refines' THEN NULL
+                  WHEN 'duplicates' THEN NULL WHEN 'supports' THEN NULL
+                  WHEN 'contradicts' THEN NULL
+                  ELSE NEW.opposite_relation_type END
+     END IS NOT NEW.opposite_relation_type
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a link''s source and target must be existing memories')
+    WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.source_id)
+       OR NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.target_id);
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target')
+    WHERE EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.source_id AND m.record_type = 'message')
+       OR EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.target_id AND m.record_type = 'message');
+    SELECT RAISE(ABORT, 'graphmem: a built-in relation type is lower case, with its opposite');
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_endpoints_bu;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bu
+BEFORE UPDATE OF source_id, target_id, relation_type, opposite_relation_type ON graphmem_link
+WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.source_id AND m.record_type <> 'message')
+  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.target_id AND m.record_type <> 'message')
+  OR CASE NEW.relation_type
+         WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
+         WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
+         WHEN 'contradicts' THEN 'contradicts'
+         ELSE CASE lower(NEW.relation_type)
+                  WHEN 'supersedes' THEN NULL WHEN 'refines' THEN NULL
+                  WHEN 'duplicates' THEN NULL WHEN 'supports' THEN NULL
+                  WHEN 'contradicts' THEN NULL
+                  ELSE NEW.opposite_relation_type END
+     END IS NOT NEW.opposite_relation_type
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a link''s source and target must be existing memories')
+    WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.source_id)
+       OR NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.target_id);
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target')
+    WHERE EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.source_id AND m.record_type = 'message')
+       OR EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.target_id AND m.record_type = 'message');
+    SELECT RAISE(ABORT, 'graphmem: a built-in relation type is lower case, with its opposite');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_message_bi
+BEFORE INSERT ON graphmem_memory
+WHEN NEW.record_type = 'message'
+ AND (EXISTS (SELECT 1 FROM graphmem_link l WHERE l.source_id = NEW.record_id)
+      OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.target_id = NEW.record_id))
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_message_bu
+BEFORE UPDATE OF record_type ON graphmem_memory
+WHEN NEW.record_type = 'message' AND OLD.record_type IS NOT 'message'
+ AND (EXISTS (SELECT 1 FROM graphmem_link l WHERE l.source_id = NEW.record_id)
+      OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.target_id = NEW.record_id))
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target');
+END;
+-- End of schema version 11, the link rows' keys and values.
 -- ---------------------------------------------------------------------------
 
 -- ---------------------------------------------------------------------------

@@ -88,11 +88,15 @@ _DML = st.one_of(
 )
 
 
+_OPPOSITE = {"supports": "is_supported_by", "supersedes": "is_superseded_by"}
+_OPPOSITE["contradicts"] = "contradicts"
+
+
 def _apply(conn: sqlite3.Connection, op: tuple) -> None:
     kind, *args = op
     link = (
         "INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
-        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, 'x', ?)"
+        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, ?)"
     )
     memory = (
         "INTO graphmem_memory (record_id, record_type, content, created_at) "
@@ -100,7 +104,7 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
     )
 
     def link_row() -> list:
-        return [*args[:4], T.format(args[4])]
+        return [*args[:4], _OPPOSITE[args[3]], T.format(args[4])]
 
     statements = {
         "insert-memory": lambda: ("INSERT " + memory, args),
@@ -135,8 +139,9 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
             args[::-1],
         ),
         "retype-link-or-replace": lambda: (
-            "UPDATE OR REPLACE graphmem_link SET relation_type = ? WHERE relation_id = ?",
-            args[::-1],
+            "UPDATE OR REPLACE graphmem_link SET relation_type = ?, opposite_relation_type = ? "
+            "WHERE relation_id = ?",
+            [args[1], _OPPOSITE[args[1]], args[0]],
         ),
         "rename-link-or-replace": lambda: (
             "UPDATE OR REPLACE graphmem_link SET relation_id = ? WHERE relation_id = ?",
@@ -148,8 +153,8 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
         ),
         "replace-link-number": lambda: (
             "INSERT OR REPLACE INTO graphmem_link (link_no, relation_id, source_id, target_id, "
-            "relation_type, opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, 'x', ?)",
-            [*args[:5], T.format(args[5])],
+            "relation_type, opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [*args[:5], _OPPOSITE[args[4]], T.format(args[5])],
         ),
     }
     sql, binds = statements[kind]()

@@ -200,7 +200,7 @@ def test_cache_sees_dba_dml_on_filter_columns(path: Path) -> None:
             conn.execute(
                 "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
                 "opposite_relation_type, created_at) VALUES ('ac', 'a', 'c', 'supersedes', "
-                "'superseded_by', '2024-01-01T00:00:00.000000Z')"
+                "'is_superseded_by', '2024-01-01T00:00:00.000000Z')"
             )
         assert _ids(reader, "1 0 0 0", user_id="u") == []
         assert _ids(reader, "1 0 0 0", user_id="u", include_invalid_results=True) == ["c"]
@@ -372,7 +372,7 @@ def _dba(conn: sqlite3.Connection, op: str, rid: str, values: list[int]) -> None
             conn.execute(
                 "INSERT OR IGNORE INTO graphmem_link (relation_id, source_id, target_id, "
                 "relation_type, opposite_relation_type, created_at) VALUES (?, ?, ?, "
-                "'supersedes', 'superseded_by', '2024-01-01T00:00:00.000000Z')",
+                "'supersedes', 'is_superseded_by', '2024-01-01T00:00:00.000000Z')",
                 (f"{source}>{target}", source, target),
             )
 
