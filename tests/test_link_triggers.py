@@ -4,11 +4,13 @@ The rules they keep (validity, adjacency, orientation, endpoints, REPLACE) are
 checked against any DML elsewhere (tests/test_links.py, tests/stores/test_adjacency.py,
 property_tests/test_state_machine.py); these tests pin down what version 7 changed:
 no temporary b-tree on the common path, rare work only when it is needed, the
-upgrade of a version 6 file, and the Python side of a link write.
+upgrade of a version 6 file, and the Python side of a link write; and the upgrade
+of a version 10 file to the REPLACE triggers of version 11.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import uuid
@@ -18,11 +20,14 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
-from graphmem.errors import ConflictError
+from graphmem.core.relations import BUILTIN_OPPOSITES
+from graphmem.errors import BackendError, ConflictError
 from graphmem.link_writes import new_relation_id
-from graphmem.stores.sqlite_schema import SCHEMA_VERSION
+from graphmem.sqlfiles import load_script
+from graphmem.stores.sqlite_schema import SCHEMA_VERSION, script_statements
 
 _V6_INSTALL = Path(__file__).parent / "data" / "sqlite_install_v6.sql"
+_V10_INSTALL = Path(__file__).parent / "data" / "sqlite_install_v10.sql"
 _CREATED = "2026-01-01T00:00:00.000000+00:00"
 
 _INSERT = (
@@ -36,10 +41,16 @@ _UPDATE = (
 )
 _DELETE = "DELETE FROM graphmem_link WHERE relation_id = ?"
 
-# Triggers whose work is rare (a relation id or a triple that is already stored, a
+# Triggers whose work is rare (a key of the new row that another link holds, a
 # REPLACE note): their temporary b-trees are behind a WHEN clause that is false for
-# a new link.
-_GUARDED = {"graphmem_link_replace_bi", "graphmem_link_replaced_ai"}
+# a new link and for an update that meets no other link's key (the update side:
+# schema version 11).
+_GUARDED = {
+    "graphmem_link_replace_bi",
+    "graphmem_link_replaced_ai",
+    "graphmem_link_replace_bu",
+    "graphmem_link_replaced_au",
+}
 
 
 def _temp_btree_programs(conn: sqlite3.Connection, sql: str) -> dict[str, int]:
@@ -219,3 +230,109 @@ def test_a_failed_transaction_rolls_back_and_frees_the_store(tmp_path: Path) -> 
         with store.transaction(), store.transaction(write=False):
             memory.delete_record_link("r4")
         assert [r.id for r in memory.list_record_links("c")] == []
+
+
+# -- version 11: REPLACE on every key of a link ----------------------------------------
+
+
+def _v10_store(path: Path) -> None:
+    """A store made by version 10's script: a, b, c, and r1 a -> b, r2 a -> c."""
+    conn = sqlite3.connect(path)
+    conn.executescript(_V10_INSTALL.read_text(encoding="utf-8"))
+    conn.executemany(
+        "INSERT INTO graphmem_memory (record_id, record_type, content, created_at) "
+        "VALUES (?, 'memory', ?, ?)",
+        [(rid, f"memory {rid}", _CREATED) for rid in ("a", "b", "c")],
+    )
+    conn.executemany(
+        _INSERT,
+        [
+            ("r1", "a", "b", "supersedes", "is_superseded_by", None, "{}", _CREATED),
+            ("r2", "a", "c", "supersedes", "is_superseded_by", None, "{}", _CREATED),
+        ],
+    )
+    conn.commit()
+    version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+    assert conn.execute(version).fetchone() == ("10",)
+    conn.close()
+
+
+_MOVE_R2 = "UPDATE OR REPLACE graphmem_link SET target_id = 'b' WHERE relation_id = 'r2'"
+_ADJACENCY = (
+    "SELECT n.record_id, o.record_id, a.relation_id FROM graphmem_adjacency a "
+    "JOIN graphmem_node n ON n.node_no = a.node_no "
+    "JOIN graphmem_node o ON o.node_no = a.other_no ORDER BY 1, 2, 3"
+)
+
+
+def _linked(memory: GraphMemory) -> dict[str, list[str]]:
+    results = memory.search("memory", strategy="keyword", num_hops=1, include_invalid_results=True)
+    return {r.id: [rel.id for rel, _ in r.linked_results] for r in results}
+
+
+def test_v10_store_is_upgraded_to_the_version_11_triggers(tmp_path: Path) -> None:
+    old = tmp_path / "v10.db"
+    _v10_store(old)
+    fresh = tmp_path / "fresh.db"
+    GraphMemory(fresh).close()
+    assert _schema(old) != _schema(fresh)
+    GraphMemory(old).close()
+    assert _schema(old) == _schema(fresh)
+    conn = _dba(old)
+    try:
+        version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("11",)
+        conn.execute(_MOVE_R2)
+        assert conn.execute(_ADJACENCY).fetchall() == [("a", "b", "r2"), ("b", "a", "r2")]
+    finally:
+        conn.close()
+    with GraphMemory(old) as memory:
+        assert (memory.get_memory("b").status, memory.get_memory("c").status) == (
+            "invalid",
+            "valid",
+        )
+        assert _linked(memory) == {"a": ["r2"], "b": ["r2"], "c": []}
+
+
+def test_adjacency_left_by_a_version_10_update_or_replace_is_reported_then_rebuilt(
+    tmp_path: Path,
+) -> None:
+    """The upgrade does not mend rows that the version 10 triggers left behind: a
+    search that meets one fails with BackendError (not a KeyError) naming the
+    rebuild that dba.md describes, which mends the store."""
+    path = tmp_path / "v10.db"
+    _v10_store(path)
+    conn = _dba(path)
+    conn.execute(_MOVE_R2)  # version 10: r1's adjacency rows stay
+    conn.close()
+    with (
+        GraphMemory(path) as memory,
+        pytest.raises(BackendError, match=r"rebuild it as docs/dba\.md says"),
+    ):
+        _linked(memory)
+    fills = [s for s in script_statements(load_script("sqlite", "install")) if "AS unfilled" in s]
+    conn = _dba(path)
+    try:
+        conn.execute("DELETE FROM graphmem_adjacency")
+        conn.execute("DELETE FROM graphmem_node")
+        for fill in fills:
+            conn.execute(fill)
+        assert conn.execute(_ADJACENCY).fetchall() == [("a", "b", "r2"), ("b", "a", "r2")]
+    finally:
+        conn.close()
+    with GraphMemory(path) as memory:
+        assert _linked(memory) == {"a": ["r2"], "b": ["r2"], "c": []}
+
+
+def test_link_triggers_know_every_builtin_opposite() -> None:
+    """The checks of a link row (schema version 11) name each built-in type with
+    its opposite, and refuse the type's other cases, as graphmem.core.relations."""
+    for name in ("graphmem_link_endpoints_bi", "graphmem_link_endpoints_bu"):
+        *_, trigger = [  # the last definition: version 11's
+            s
+            for s in script_statements(load_script("sqlite", "install"))
+            if f"CREATE TRIGGER IF NOT EXISTS {name}\n" in s
+        ]
+        when = trigger.split("BEGIN", 1)[0]
+        assert dict(re.findall(r"WHEN '(\w+)' THEN '(\w+)'", when)) == BUILTIN_OPPOSITES
+        assert set(re.findall(r"WHEN '(\w+)' THEN NULL", when)) == set(BUILTIN_OPPOSITES)

@@ -470,7 +470,10 @@ def test_dml_update_type_to_supports_revalidates(abc: GraphMemory, dba) -> None:
 
 def test_dml_update_type_to_lifecycle_invalidates(abc: GraphMemory, dba) -> None:
     abc.link_records("a", "memory", "b", "fact", "supports", relation_id="r1")
-    dba().execute("UPDATE graphmem_link SET relation_type = 'refines' WHERE relation_id = 'r1'")
+    dba().execute(
+        "UPDATE graphmem_link SET relation_type = 'refines', "
+        "opposite_relation_type = 'is_refined_by' WHERE relation_id = 'r1'"
+    )
     assert _status(abc, "b") == "invalid"
 
 
@@ -581,7 +584,10 @@ _LINK_COLUMNS = (
 @pytest.mark.parametrize("verb", ["INSERT OR REPLACE", "REPLACE"])
 def test_dml_replace_link_id_revalidates_old_target(abc: GraphMemory, dba, verb: str) -> None:
     abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
-    dba().execute(f"{verb} INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "supports", "x"))
+    dba().execute(
+        f"{verb} INTO graphmem_link {_LINK_COLUMNS}",
+        ("r1", "a", "c", "supports", "is_supported_by"),
+    )
     assert [link.target_record_id for link in abc.list_record_links()] == ["c"]
     assert (_status(abc, "b"), _status(abc, "c")) == ("valid", "valid")
 
@@ -597,7 +603,8 @@ def test_dml_replace_link_id_moves_invalidity(abc: GraphMemory, dba) -> None:
 def test_dml_replace_link_triple_keeps_target_invalid(abc: GraphMemory, dba) -> None:
     abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
     dba().execute(
-        f"REPLACE INTO graphmem_link {_LINK_COLUMNS}", ("r2", "a", "b", "supersedes", "x")
+        f"REPLACE INTO graphmem_link {_LINK_COLUMNS}",
+        ("r2", "a", "b", "supersedes", "is_superseded_by"),
     )
     assert [link.id for link in abc.list_record_links()] == ["r2"]
     assert _status(abc, "b") == "invalid"
@@ -606,7 +613,10 @@ def test_dml_replace_link_triple_keeps_target_invalid(abc: GraphMemory, dba) -> 
 def test_dml_replace_link_keeps_other_lifecycle_link(abc: GraphMemory, dba) -> None:
     abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
     abc.link_records("c", "preference", "b", "fact", "duplicates", relation_id="r2")
-    dba().execute(f"REPLACE INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "supports", "x"))
+    dba().execute(
+        f"REPLACE INTO graphmem_link {_LINK_COLUMNS}",
+        ("r1", "a", "c", "supports", "is_supported_by"),
+    )
     assert (_status(abc, "b"), _status(abc, "c")) == ("invalid", "valid")
 
 
@@ -626,11 +636,141 @@ def test_dml_update_or_replace_target_onto_existing_triple(abc: GraphMemory, dba
     assert (_status(abc, "b"), _status(abc, "c")) == ("invalid", "valid")
 
 
+def test_dml_update_or_replace_onto_existing_triple_keeps_linked_context(
+    abc: GraphMemory, dba
+) -> None:
+    """The replaced link r1 leaves no adjacency row: a search with hops meets only r2."""
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("a", "memory", "c", "preference", "supersedes", relation_id="r2")
+    dba().execute("UPDATE OR REPLACE graphmem_link SET target_id = 'b' WHERE relation_id = 'r2'")
+    results = abc.search("alpha", num_hops=1, include_invalid_results=True)
+    linked = {r.id: [(rel.id, child.id) for rel, child in r.linked_results] for r in results}
+    assert linked["a"] == [("r2", "b")]
+    assert linked["b"] == [("r2", "a")]
+    assert linked["c"] == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE OR REPLACE graphmem_link SET link_no = "
+        "(SELECT link_no FROM graphmem_link WHERE relation_id = 'r1') WHERE relation_id = 'r2'",
+        "INSERT OR REPLACE INTO graphmem_link (link_no, relation_id, source_id, target_id, "
+        "relation_type, opposite_relation_type, created_at) SELECT link_no, 'r9', 'c', 'b', "
+        "'contradicts', 'contradicts', created_at FROM graphmem_link WHERE relation_id = 'r1'",
+    ],
+)
+def test_dml_replace_on_link_number_revalidates_deleted_row_target(
+    abc: GraphMemory, dba, statement: str
+) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
+    abc.link_records("a", "memory", "c", "preference", "supports", relation_id="r2")
+    dba().execute(statement)
+    assert "r1" not in {link.id for link in abc.list_record_links()}
+    assert _status(abc, "b") == "valid"
+    results = abc.search("beta", num_hops=2, include_invalid_results=True)
+    assert all(rel.id != "r1" for r in results for rel, _ in r.linked_results)
+
+
+# Link rows that graphmem refuses are refused for DML too (schema version 11) --------
+
+
+def _message(store: GraphMemory) -> str:
+    thread = store.create_thread("t", user_id="u")
+    (message_id,) = thread.add_messages([{"role": "user", "content": "I moved to Paris"}])
+    return message_id
+
+
+@pytest.mark.parametrize("end", ["source_id", "target_id"])
+def test_dml_link_to_a_message_is_refused(abc: GraphMemory, dba, end: str) -> None:
+    message_id = _message(abc)
+    conn = dba()
+    ends = ("a", message_id) if end == "target_id" else (message_id, "a")
+    with pytest.raises(sqlite3.IntegrityError, match="a message cannot be a link's"):
+        _insert_link(conn, "r1", *ends, "supersedes")
+    abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r2")
+    with pytest.raises(sqlite3.IntegrityError, match="a message cannot be a link's"):
+        conn.execute(f"UPDATE graphmem_link SET {end} = ? WHERE relation_id = 'r2'", (message_id,))
+    assert [
+        (link.id, link.source_record_id, link.target_record_id) for link in abc.list_record_links()
+    ] == [("r2", "a", "b")]
+    status = "SELECT status FROM graphmem_memory WHERE record_id = ?"
+    assert conn.execute(status, (message_id,)).fetchone() == ("valid",)
+
+
+@pytest.mark.parametrize(
+    ("relation_type", "opposite"),
+    [
+        ("supersedes", "supports"),
+        ("supports", "is_superseded_by"),
+        ("duplicates", "is_duplicated_by"),
+        ("Supersedes", "is_superseded_by"),
+        ("CONTRADICTS", "contradicts"),
+    ],
+)
+def test_dml_builtin_type_with_another_opposite_or_case_is_refused(
+    abc: GraphMemory, dba, relation_type: str, opposite: str
+) -> None:
+    conn = dba()
+    with pytest.raises(sqlite3.IntegrityError, match="built-in relation type"):
+        conn.execute(
+            f"INSERT INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "b", relation_type, opposite)
+        )
+    abc.link_records("a", "memory", "b", "fact", "refines", relation_id="r2")
+    with pytest.raises(sqlite3.IntegrityError, match="built-in relation type"):
+        conn.execute(
+            "UPDATE graphmem_link SET relation_type = ?, opposite_relation_type = ? "
+            "WHERE relation_id = 'r2'",
+            (relation_type, opposite),
+        )
+    (link,) = abc.list_record_links()
+    assert (link.relation_type, link.opposite_relation_type) == ("refines", "is_refined_by")
+
+
+def test_dml_builtin_type_change_needs_its_opposite(abc: GraphMemory, dba) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supports", relation_id="r1")
+    conn = dba()
+    with pytest.raises(sqlite3.IntegrityError, match="built-in relation type"):
+        conn.execute("UPDATE graphmem_link SET relation_type = 'refines' WHERE relation_id = 'r1'")
+    with pytest.raises(sqlite3.IntegrityError, match="built-in relation type"):
+        conn.execute(
+            "UPDATE graphmem_link SET opposite_relation_type = 'x' WHERE relation_id = 'r1'"
+        )
+    assert _status(abc, "b") == "valid"
+
+
+def test_dml_custom_types_keep_any_opposite(abc: GraphMemory, dba) -> None:
+    conn = dba()
+    conn.execute(f"INSERT INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "b", "mentions", "x"))
+    conn.execute("UPDATE graphmem_link SET opposite_relation_type = 'y' WHERE relation_id = 'r1'")
+    assert [link.opposite_relation_type for link in abc.list_record_links()] == ["y"]
+
+
+def test_dml_linked_memory_cannot_become_a_message(abc: GraphMemory, dba) -> None:
+    abc.create_thread("t", user_id="u")
+    abc.link_records("a", "memory", "b", "fact", "supports", relation_id="r1")
+    conn = dba()
+    with pytest.raises(sqlite3.IntegrityError, match="a message cannot be a link's"):
+        conn.execute(
+            "UPDATE graphmem_memory SET record_type = 'message', message_role = 'user', "
+            "message_position = 9, thread_id = 't' WHERE record_id = 'b'"
+        )
+    with pytest.raises(sqlite3.IntegrityError, match="a message cannot be a link's"):
+        conn.execute(
+            "REPLACE INTO graphmem_memory (record_id, record_type, content, thread_id, "
+            "message_role, message_position, created_at) "
+            "VALUES ('a', 'message', 'hi', 't', 'user', 9, '2026-02-01T00:00:00.000000+00:00')"
+        )
+    assert [abc.get_memory(m).record_type for m in "ab"] == ["memory", "fact"]
+    assert [link.id for link in abc.list_record_links()] == ["r1"]
+
+
 def test_dml_insert_or_ignore_conflict_changes_nothing(abc: GraphMemory, dba) -> None:
     abc.link_records("a", "memory", "b", "fact", "supersedes", relation_id="r1")
     conn = dba()
     conn.execute(
-        f"INSERT OR IGNORE INTO graphmem_link {_LINK_COLUMNS}", ("r1", "a", "c", "supports", "x")
+        f"INSERT OR IGNORE INTO graphmem_link {_LINK_COLUMNS}",
+        ("r1", "a", "c", "supports", "is_supported_by"),
     )
     assert _status(abc, "b") == "invalid"
     conn.execute("DELETE FROM graphmem_link WHERE relation_id = 'r1'")
@@ -643,7 +783,7 @@ def test_dml_upsert_link_moves_invalidity(abc: GraphMemory, dba) -> None:
     dba().execute(
         f"INSERT INTO graphmem_link {_LINK_COLUMNS} ON CONFLICT (relation_id) DO UPDATE "
         "SET target_id = excluded.target_id",
-        ("r1", "a", "c", "supersedes", "x"),
+        ("r1", "a", "c", "supersedes", "is_superseded_by"),
     )
     assert (_status(abc, "b"), _status(abc, "c")) == ("valid", "invalid")
 

@@ -266,6 +266,34 @@ def test_schema_older_version_with_require_existing_raises(db_path: Path) -> Non
         GraphMemory(db_path, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
 
 
+@pytest.mark.parametrize("policy", list(SchemaPolicy))
+def test_schema_newer_version_is_refused_and_left_as_is(db_path: Path, policy) -> None:
+    """A later graphmem's store (its version mark, and an object of its own) is
+    refused under every policy, and neither re-installed nor marked back down."""
+    with GraphMemory(db_path) as memory:
+        memory.add_memory("kept", memory_id="m")
+    newer = str(int(SCHEMA_VERSION) + 1)
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    conn.execute(
+        "UPDATE graphmem_meta SET meta_value = ? WHERE meta_key = 'schema_version'", (newer,)
+    )
+    conn.execute(
+        "CREATE TRIGGER graphmem_later_ai AFTER INSERT ON graphmem_memory BEGIN SELECT 1; END"
+    )
+    schema = "SELECT type, name, sql FROM sqlite_master ORDER BY name"
+    before = conn.execute(schema).fetchall()
+    conn.close()
+    with pytest.raises(SchemaError, match=f"schema version {newer} .*newer than this graphmem"):
+        GraphMemory(db_path, schema_policy=policy)
+    conn = sqlite3.connect(db_path)
+    try:
+        assert conn.execute(schema).fetchall() == before
+        version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+        assert conn.execute(version).fetchone() == (newer,)
+    finally:
+        conn.close()
+
+
 # -- version 4: messages in the memory table ------------------------------------------
 
 _V3_DUMP = Path(__file__).parent / "data" / "store_v3.sql"

@@ -11,6 +11,7 @@ from typing import Any
 
 from graphmem.core.assemble import LinkedNode
 from graphmem.core.validation import SearchFilters
+from graphmem.errors import BackendError
 from graphmem.stores.linked_rows import linked_nodes
 
 __all__ = ["GcPaused", "SqlTraversal"]
@@ -82,7 +83,14 @@ class SqlTraversal:
                     nodes, links = self._read_numbered(rows)
                 else:
                     return iter(())
-            return iter(linked_nodes(rows, nodes, links))
+            try:
+                return iter(linked_nodes(rows, nodes, links))
+            except KeyError as exc:  # a tree row's link or node was not read back
+                raise BackendError(
+                    "the traversal met an adjacency row of a link that is gone (the "
+                    "store's adjacency table is out of step with its links): rebuild it "
+                    "as docs/dba.md says (Direct DML, traversal tables)"
+                ) from exc
 
     def _read_numbered(self, rows: Sequence[Sequence[Any]]) -> tuple[list[Any], list[Any]]:
         """The node and link rows of the tree rows ``rows``, each number once (in

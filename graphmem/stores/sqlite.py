@@ -33,7 +33,7 @@ from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer, shut
-from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install
+from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install, refuse_newer
 from graphmem.stores.sqlite_session import TEMP_RESET_ROWS, Transaction, make_session
 from graphmem.stores.vector_cache import VectorCache
 
@@ -161,13 +161,19 @@ class SqliteStore(SqlStore):
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             version = self._schema_version()
+            refuse_newer(version, self._prefix, self.path)
             if version != SCHEMA_VERSION and schema_policy is SchemaPolicy.REQUIRE_EXISTING:
                 found = "no schema" if version is None else f"schema version {version}"
+                # install.sql alone makes a store, but cannot reshape an older one's tables
+                how = (
+                    "create it with SchemaPolicy.CREATE_IF_NECESSARY or `graphmem sql "
+                    "--dialect sqlite`"
+                    if version is None
+                    else "upgrade it by opening it with SchemaPolicy.CREATE_IF_NECESSARY"
+                )
                 raise SchemaError(
                     f"the store {self._prefix!r} has {found} in {self.path!r}, graphmem "
-                    f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); "
-                    "create or upgrade it with SchemaPolicy.CREATE_IF_NECESSARY or "
-                    "`graphmem sql --dialect sqlite`"
+                    f"needs version {SCHEMA_VERSION} (schema_policy=REQUIRE_EXISTING); {how}"
                 )
             # WAL is set only once the store is known to be wanted here (setting it
             # rewrites the file header).
@@ -360,10 +366,11 @@ class SqliteStore(SqlStore):
 
     def _refresh_vectors(self, cache: VectorCache) -> None:
         """Bring the copy of the embeddings up to this read's snapshot (vector_cache)."""
-        first, last = self._run("get-vector-log-bounds").fetchone()
-        last = 0 if last is None else int(last)
         seen = cache.seen
-        if seen is None or seen > last or (first is not None and int(first) > seen + 1):
+        last, unread = self._run("get-vector-log-unread", seen=seen or 0).fetchone()
+        last = 0 if last is None else int(last)
+        # an entry not read yet is gone when fewer are left than numbers since seen
+        if seen is None or seen > last or int(unread) < last - seen:
             cache.reset(last, int(self._run("count-memories").fetchone()[0]))
             cursor = self._run("select-all-embeddings")
             while chunk := cursor.fetchmany(4096):

@@ -4,12 +4,8 @@
 transaction, so a store whose setup fails leaves no object behind (SQLite DDL is
 transactional) and two processes opening a new file do not interleave.
 
-Before schema version 3, a store with ``memory_store_id=X`` (other than the
-default) named its objects ``X_<name>``; two such stores could share a name
-(``a_memory_meta`` was store ``a_memory``'s meta table and store ``a``'s metadata
-table). Version 3 names them ``X__<name>`` (:func:`graphmem.sqlfiles.object_prefix`).
-A store found under the old names is renamed in the same transaction as the
-upgrade; the default store's names (``graphmem_<name>``) never changed.
+A store from before schema version 3, under its older names, is renamed first
+(:mod:`graphmem.stores.sqlite_legacy`), in the same transaction.
 
 Version 4 adds keyword search (an FTS5 index kept by triggers; the upgrade
 indexes the memories already stored) and stores messages in the memory table:
@@ -41,6 +37,13 @@ Version 10 gives a memory block being processed a holder and a lease (``owner``,
 table's stored SQL unlike a new store's, so the block table of an older store is
 copied into install.sql's shape (its rows keep no lease: a block found
 ``processing`` without one is taken over, as every such block was before).
+
+Version 11 changes triggers only (REPLACE on every key of a link), which
+install.sql drops and makes again itself.
+
+Each copy is decided by the table's shape, not by the stored version, and the
+script writes the version last, only on tables of its shape (install.sql), so a
+store that the script alone was run on is upgraded here like any older one.
 """
 
 from __future__ import annotations
@@ -51,11 +54,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from graphmem.errors import SchemaError
-from graphmem.sqlfiles import DEFAULT_PREFIX, Statement, load_script, load_statements, object_prefix
+from graphmem.sqlfiles import DEFAULT_PREFIX, load_script, load_statements, object_prefix
+from graphmem.stores.sqlite_legacy import legacy_names, legacy_store, rename_legacy
 
-__all__ = ["SCHEMA_TABLES", "SCHEMA_VERSION", "install", "script_statements", "stores_in_file"]
+__all__ = [
+    "SCHEMA_TABLES",
+    "SCHEMA_VERSION",
+    "install",
+    "refuse_newer",
+    "script_statements",
+    "stores_in_file",
+]
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 _REBUILD_CACHE_KIB = 1_048_576
@@ -63,14 +74,6 @@ _REBUILD_CACHE_KIB = 1_048_576
 
 SCHEMA_TABLES = 17
 """Tables that ``count-schema-tables`` finds in a complete schema."""
-
-_LEGACY_TABLES = {
-    "meta": {"meta_key", "meta_value"},
-    "memory": {"record_id", "record_type", "status"},
-    "memory_meta": {"record_id", "meta_key", "meta_value"},
-    "link": {"relation_id", "source_id", "target_id", "relation_type"},
-}
-"""The tables of a store before version 3, with columns that identify each."""
 
 
 def script_statements(script: str) -> Iterator[str]:
@@ -107,19 +110,20 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if _legacy_store(conn, store_id):
-                _rename_legacy(conn, store_id)
+            if legacy_store(conn, store_id):
+                rename_legacy(conn, store_id)
             if _needs_rebuild(conn, store_id):
                 _rebuild_memory_table(conn, store_id)
             if _needs_link_numbers(conn, store_id):
                 _number_links(conn, store_id)
             if _needs_neighbour_columns(conn, store_id):
-                _drop_triggers(conn, object_prefix(store_id))
+                _drop_triggers(conn, store_id)
                 _copy_adjacency(conn, store_id, renumber=False)
             if _needs_block_leases(conn, store_id):
                 _copy_blocks(conn, store_id)
             for statement in script_statements(load_script("sqlite", "install", store_id)):
                 conn.execute(statement)
+            _check_marked(conn, store_id)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -131,9 +135,42 @@ def install(conn: sqlite3.Connection, store_id: str) -> None:
             conn.execute(f"PRAGMA cache_size = {cache}")
 
 
+def _check_marked(conn: sqlite3.Connection, store_id: str) -> None:
+    """install.sql marks its version only on tables of its shape (its last
+    statement): a store it left unmarked kept a table that no copy above reshaped."""
+    get, binds = load_statements("sqlite", store_id)["get-meta"], {"meta_key": "schema_version"}
+    get.check_binds(binds)
+    row = conn.execute(get.sql, binds).fetchone()
+    if row is None or str(row[0]) != SCHEMA_VERSION:
+        raise SchemaError(
+            f"the store {store_id!r} could not be brought to schema version "
+            f"{SCHEMA_VERSION}: a table kept an older shape; nothing was changed"
+        )
+
+
+def refuse_newer(version: str | None, store_id: str, path: str) -> None:
+    """Refuse a store that a later graphmem marked with a newer schema version,
+    whatever the schema policy: its objects may differ in ways this code does not
+    know, and running this install.sql on it would mark it back down.
+
+    Raises:
+        SchemaError: the version is a number above :data:`SCHEMA_VERSION`.
+    """
+    if (
+        version is not None
+        and re.fullmatch(r"[0-9]+", version)
+        and int(version) > int(SCHEMA_VERSION)
+    ):
+        raise SchemaError(
+            f"the store {store_id!r} has schema version {version} in {path!r}, newer than "
+            f"this graphmem's (version {SCHEMA_VERSION}): open it with a graphmem that "
+            "knows that version; nothing was changed"
+        )
+
+
 def _memory_table(conn: sqlite3.Connection, store_id: str) -> str | None:
     """The name of the store's memory table, under its current or pre-3 name."""
-    for name in (f"{object_prefix(store_id)}memory", _legacy_names(store_id)["memory"]):
+    for name in (f"{object_prefix(store_id)}memory", legacy_names(store_id)["memory"]):
         if _columns(conn, name):
             return name
     return None
@@ -153,17 +190,17 @@ def _rebuild_memory_table(conn: sqlite3.Connection, store_id: str) -> None:
     the memory table, and SQLite's rename would point them at the old one."""
     prefix = object_prefix(store_id)
     table, staging = f"{prefix}memory", f"{prefix}memory_v4"
-    _drop_triggers(conn, prefix)
+    _drop_triggers(conn, store_id)
     _create_staging(conn, store_id, table, staging)
     columns = ", ".join(sorted(_columns(conn, table)))
     conn.execute(f'INSERT INTO "{staging}" ({columns}) SELECT {columns} FROM "{table}"')
     conn.execute(f'DROP TABLE "{table}"')
-    conn.execute(f'ALTER TABLE "{staging}" RENAME TO "{table}"')
+    _rename(conn, staging, table)
 
 
 def _needs_link_numbers(conn: sqlite3.Connection, store_id: str) -> bool:
     """Whether the store's link table (current or pre-3 name) predates version 8."""
-    for name in (f"{object_prefix(store_id)}link", _legacy_names(store_id)["link"]):
+    for name in (f"{object_prefix(store_id)}link", legacy_names(store_id)["link"]):
         columns = _columns(conn, name)
         if columns:
             return "link_no" not in columns
@@ -178,7 +215,7 @@ def _number_links(conn: sqlite3.Connection, store_id: str) -> None:
     own statement (a renamed table's stored SQL would quote its name)."""
     prefix = object_prefix(store_id)
     link, adjacency = f"{prefix}link", f"{prefix}adjacency"
-    _drop_triggers(conn, prefix)
+    _drop_triggers(conn, store_id)
     columns = ", ".join(sorted(_columns(conn, link)))
     _replace_table(conn, store_id, link)
     conn.execute(
@@ -263,8 +300,23 @@ def _replace_table(conn: sqlite3.Connection, store_id: str, table: str) -> None:
     """Rename ``table`` to ``<table>_old`` (its indexes go with it) and make it
     again, empty, by install.sql's statement."""
     conn.execute(f'DROP TABLE IF EXISTS "{table}_old"')
-    conn.execute(f'ALTER TABLE "{table}" RENAME TO "{table}_old"')
+    _rename(conn, table, f"{table}_old")
     conn.execute(_install_statement(store_id, rf"CREATE TABLE IF NOT EXISTS {re.escape(table)} \("))
+
+
+def _rename(conn: sqlite3.Connection, table: str, new_name: str) -> None:
+    """Rename a table with ``legacy_alter_table`` on. Without it SQLite (3.26 and
+    later) makes the views and triggers that read the table read it under its new
+    name (https://www.sqlite.org/pragma.html#pragma_legacy_alter_table): a DBA's
+    view over a table renamed out of the way would read the old copy, which is
+    then dropped, and the rename of a staging table into place would fail on such
+    a view while the table's name is free. The copies here keep the table's name."""
+    legacy = int(conn.execute("PRAGMA legacy_alter_table").fetchone()[0])
+    conn.execute("PRAGMA legacy_alter_table = ON")
+    try:
+        conn.execute(f'ALTER TABLE "{table}" RENAME TO "{new_name}"')
+    finally:
+        conn.execute(f"PRAGMA legacy_alter_table = {legacy}")
 
 
 def _create_staging(conn: sqlite3.Connection, store_id: str, table: str, staging: str) -> None:
@@ -274,75 +326,25 @@ def _create_staging(conn: sqlite3.Connection, store_id: str, table: str, staging
     conn.execute(re.sub(re.escape(table), staging, create, count=1, flags=re.IGNORECASE))
 
 
-def _drop_triggers(conn: sqlite3.Connection, prefix: str) -> None:
-    """Drop every trigger of the store (install.sql makes them again)."""
-    for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND lower(name) LIKE ? ESCAPE '!'",
-        (prefix.replace("_", "!_") + "%",),
-    ).fetchall():
-        conn.execute(f'DROP TRIGGER "{name}"')
+def _drop_triggers(conn: sqlite3.Connection, store_id: str) -> None:
+    """Drop every trigger of the store (install.sql makes them again): those that
+    install.sql creates or drops, by exact name. Not by prefix: the objects of a
+    store ``graphmem_x`` (``graphmem_x__*``) start with the default store's
+    ``graphmem_`` too, and every trigger that an older script made is named in
+    today's (it drops those it retired)."""
+    script = load_script("sqlite", "install", store_id)
+    own = {
+        n.lower()
+        for n in re.findall(r"\bTRIGGER\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)", script, re.I)
+    }
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        if str(name).lower() in own:
+            conn.execute(f'DROP TRIGGER "{name}"')
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     rows = conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
     return {str(r[0]).lower() for r in rows}
-
-
-def _count(conn: sqlite3.Connection, statement: Statement, binds: dict[str, str]) -> int:
-    statement.check_binds(binds)
-    return int(conn.execute(statement.sql, binds).fetchone()[0])
-
-
-def _legacy_names(store_id: str) -> dict[str, str]:
-    return {suffix: f"{store_id.lower()}_{suffix}" for suffix in _LEGACY_TABLES}
-
-
-def _legacy_store(conn: sqlite3.Connection, store_id: str) -> bool:
-    """Whether the file holds this store under its names before version 3.
-
-    Only when the new names are absent: a store's old meta table with a schema
-    version row marks it. An old store missing a table, or whose table has other
-    columns (the two stores of a name collision), is not renamed but refused.
-    """
-    if object_prefix(store_id) == f"{DEFAULT_PREFIX}_":
-        return False
-    old = _legacy_names(store_id)
-    statements = load_statements("sqlite", store_id)
-    if _count(conn, statements["count-schema-tables"], {}) or not _count(
-        conn, statements["count-legacy-tables"], {f"{s}_table": n for s, n in old.items()}
-    ):
-        return False
-    if _columns(conn, old["meta"]) != _LEGACY_TABLES["meta"]:
-        return False
-    version = conn.execute(
-        f'SELECT meta_value FROM "{old["meta"]}" WHERE meta_key = ?', ("schema_version",)
-    ).fetchone()
-    if version is None:
-        return False
-    broken = [old[s] for s, cols in _LEGACY_TABLES.items() if not cols <= _columns(conn, old[s])]
-    if broken:
-        raise SchemaError(
-            f"the store {store_id!r} was created before schema version 3 (tables "
-            f"{store_id}_*), but {', '.join(broken)} is missing or belongs to another "
-            "store; graphmem cannot rename it: copy its rows into a new store by hand"
-        )
-    return True
-
-
-def _rename_legacy(conn: sqlite3.Connection, store_id: str) -> None:
-    """Drop the old store's indexes and triggers (install.sql makes them again under
-    the new names), then rename its tables, keeping every row."""
-    old = _legacy_names(store_id)
-    suffixes = set(re.findall(r"\bgraphmem_(\w+)", load_script("sqlite", "install")))
-    own = {f"{store_id.lower()}_{s}" for s in suffixes}
-    tables = {name.lower() for name in old.values()}
-    for kind, name, table in conn.execute(
-        "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('index', 'trigger')"
-    ).fetchall():
-        if name.lower() in own and table.lower() in tables:
-            conn.execute(f'DROP {kind.upper()} "{name}"')
-    for suffix, name in old.items():
-        conn.execute(f'ALTER TABLE "{name}" RENAME TO "{store_id}__{suffix}"')
 
 
 def stores_in_file(path: str) -> list[str]:

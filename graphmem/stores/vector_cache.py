@@ -11,9 +11,9 @@ deleted or has its embedding changed, whoever writes it (this handle, another
 handle or process, a DBA's DML). Before every search, inside the search's read
 transaction, the store reads the log entries after the last one this copy has
 applied (:meth:`VectorCache.seen`) and re-reads those memories' embeddings; if
-the log no longer holds every entry since then (it is trimmed), the copy is
-rebuilt from the memory table. This module holds the matrix only; the store
-runs the SQL.
+the log no longer holds every entry since then (it is trimmed, or a DBA deleted
+one, whichever), the copy is rebuilt from the memory table. This module holds
+the matrix only; the store runs the SQL.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.core.relations import BUILTIN_OPPOSITES
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import ConflictError, InvalidArgumentError
 from graphmem.stores.base import NewLink, NewMemory, Store
@@ -51,13 +52,12 @@ def new_link(
     relation_id: str, source: str, target: str, relation_type: str = "supports", **fields: Any
 ) -> NewLink:
     """A link created at ``T0`` with the built-in opposite of its type."""
-    opposites = {"supports": "is_supported_by", "supersedes": "is_superseded_by"}
     values: dict[str, Any] = {
         "relation_id": relation_id,
         "source_id": source,
         "target_id": target,
         "relation_type": relation_type,
-        "opposite_relation_type": opposites.get(relation_type, "is_" + relation_type),
+        "opposite_relation_type": BUILTIN_OPPOSITES.get(relation_type, "is_" + relation_type),
         "timestamp": None,
         "metadata": {},
         "created_at": T0,

@@ -240,6 +240,11 @@ CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS GRAPHMEM_FILTER (
 -- AFTER STATEMENT then (1) rejects a link whose type is already stored in the
 -- reverse orientation (ORA-20002) and (2) recomputes the status of the collected
 -- targets only, through GRAPHMEM_LINK_TARGET_IX: cost independent of store size.
+-- Since schema version 11 (of sql/sqlite/install.sql) the rows graphmem refuses
+-- are refused for any DML too: the row section rejects a built-in relation type
+-- written with another opposite or in another case (ORA-20004, from the :NEW
+-- values alone), and AFTER STATEMENT a link with a message at either end
+-- (ORA-20005). Links stored before are not checked.
 -- Every variable is declared in the trigger's declaration section, where Oracle's
 -- grammar puts them (COMPOUND TRIGGER [declare_section] timing_point_section...,
 -- https://docs.oracle.com/cd/E96517_01/lnpls/img_text/compound_trigger_block.html);
@@ -270,6 +275,7 @@ COMPOUND TRIGGER
     k        VARCHAR2(512);
     n        PLS_INTEGER;
     v_status VARCHAR2(8);
+    opposite VARCHAR2(512);
     mutating EXCEPTION;
     PRAGMA EXCEPTION_INIT(mutating, -4091);
     constraining EXCEPTION;
@@ -278,6 +284,22 @@ COMPOUND TRIGGER
     AFTER EACH ROW IS
     BEGIN
         IF INSERTING OR UPDATING THEN
+            -- A built-in type carries its fixed opposite and is lower case (NULL:
+            -- another case of a built-in type), as graphmem.core.relations checks.
+            opposite := CASE :NEW.relation_type
+                WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
+                WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
+                WHEN 'contradicts' THEN 'contradicts'
+                ELSE CASE LOWER(:NEW.relation_type)
+                    WHEN 'supersedes' THEN NULL WHEN 'refines' THEN NULL
+                    WHEN 'duplicates' THEN NULL WHEN 'supports' THEN NULL
+                    WHEN 'contradicts' THEN NULL
+                    ELSE :NEW.opposite_relation_type END
+                END;
+            IF opposite IS NULL OR opposite <> :NEW.opposite_relation_type THEN
+                RAISE_APPLICATION_ERROR(-20004,
+                    'graphmem: a built-in relation type is lower case, with its opposite');
+            END IF;
             IF :NEW.relation_type IN ('supersedes', 'refines', 'duplicates') THEN
                 targets(:NEW.target_id) := TRUE;
             END IF;
@@ -305,6 +327,14 @@ COMPOUND TRIGGER
                 RAISE_APPLICATION_ERROR(-20002,
                     'graphmem: this relation type is already stored in the reverse orientation');
             END IF;
+            SELECT COUNT(*) INTO n
+            FROM GRAPHMEM_MEMORY m
+            WHERE m.record_id IN (written(i).source_id, written(i).target_id)
+              AND m.record_type = 'message';
+            IF n > 0 THEN
+                RAISE_APPLICATION_ERROR(-20005,
+                    'graphmem: a message cannot be a link''s source or target');
+            END IF;
         END LOOP;
         k := targets.FIRST;
         WHILE k IS NOT NULL LOOP
@@ -329,8 +359,11 @@ END GRAPHMEM_LINK_VALIDITY;
 
 -- Status is derived: refuse an insert or a direct status write that breaks the
 -- invariant (ORA-20001). Checked at statement end, so no ORA-04091 either.
+-- Since schema version 11 (of sql/sqlite/install.sql) it also refuses a memory
+-- with links that becomes a message (ORA-20005), as the link trigger refuses a
+-- link to a message.
 CREATE OR REPLACE TRIGGER GRAPHMEM_MEMORY_STATUS
-FOR INSERT OR UPDATE OF status ON GRAPHMEM_MEMORY
+FOR INSERT OR UPDATE OF status, record_type ON GRAPHMEM_MEMORY
 COMPOUND TRIGGER
     TYPE id_set IS TABLE OF BOOLEAN INDEX BY VARCHAR2(512);
     changed id_set;
@@ -357,6 +390,15 @@ COMPOUND TRIGGER
             IF n > 0 THEN
                 RAISE_APPLICATION_ERROR(-20001,
                     'graphmem: status is derived from lifecycle links');
+            END IF;
+            SELECT COUNT(*) INTO n
+            FROM GRAPHMEM_MEMORY m
+            WHERE m.record_id = k AND m.record_type = 'message'
+              AND (EXISTS (SELECT 1 FROM GRAPHMEM_LINK l WHERE l.source_id = m.record_id)
+                   OR EXISTS (SELECT 1 FROM GRAPHMEM_LINK l WHERE l.target_id = m.record_id));
+            IF n > 0 THEN
+                RAISE_APPLICATION_ERROR(-20005,
+                    'graphmem: a message cannot be a link''s source or target');
             END IF;
             k := changed.NEXT(k);
         END LOOP;

@@ -1,11 +1,20 @@
 -- graphmem embedded store: schema for SQLite 3.35 or newer.
 --
--- Run as is with the sqlite3 shell (`sqlite3 memories.db < install.sql`), or let
--- graphmem.stores.sqlite.SqliteStore run it (SchemaPolicy.CREATE_IF_NECESSARY).
--- Object names start with `graphmem_`; a store created with memory_store_id=X uses
--- `X__` (two underscores) instead (graphmem.sqlfiles substitutes the validated
--- identifier). Every statement is idempotent; graphmem runs the script in one
--- transaction.
+-- Run as is with the sqlite3 shell (`sqlite3 -bail memories.db < install.sql`) on
+-- a new file or a store of this version, or let graphmem.stores.sqlite.SqliteStore
+-- run it (SchemaPolicy.CREATE_IF_NECESSARY). Object names start with `graphmem_`;
+-- a store created with memory_store_id=X uses `X__` (two underscores) instead
+-- (graphmem.sqlfiles substitutes the validated identifier). Every statement is
+-- idempotent; graphmem runs the script in one transaction.
+--
+-- A store made by an older version is upgraded by graphmem on open, not by this
+-- script alone: SQLite cannot add a primary key or a NOT NULL column to a table,
+-- nor change a CHECK, so graphmem first copies the tables of an older shape
+-- (graphmem.stores.sqlite_schema), then runs the script. Fed to the shell on such
+-- a store, the script fails at the first statement that needs a new column (or
+-- runs through, when only the block table is older), and its last statement, the
+-- version mark, leaves the store's older version in place: graphmem then upgrades
+-- the store on its next open.
 --
 -- The validity invariant is kept by the triggers below, so it also holds for
 -- DML that a DBA runs directly: a memory is 'invalid' exactly when a
@@ -797,10 +806,6 @@ END;
 -- End of schema version 7, keyword documents numbered by user.
 -- ---------------------------------------------------------------------------
 
--- The version of this script; graphmem re-runs it on a store with an older one.
-INSERT INTO graphmem_meta (meta_key, meta_value) VALUES ('schema_version', '10')
-ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;
-
 -- prompt registry ---------------------------------------------------------------
 -- Named, versioned extraction prompts (graphmem.registry). A prompt row holds
 -- what is not versioned (description, annotations) and which version is
@@ -1276,3 +1281,220 @@ BEGIN
 END;
 -- End of schema version 9, the neighbour's filters in the adjacency.
 -- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
+-- Schema version 11, the link rows' keys and values.
+--
+-- (a) REPLACE on every key of a link: a link row has three keys
+-- (relation_id, the ends and type, and link_no, its rowid), and a REPLACE on any
+-- of them deletes the row holding it without firing a DELETE trigger. Before
+-- version 11 the notes were taken on an insert for the first two keys only, and
+-- on an update only for a new relation_id and only for validity: `UPDATE OR
+-- REPLACE` onto another link's ends left that link's adjacency rows behind (a
+-- traversal then met a link that no longer exists), and a REPLACE on link_no
+-- left both its adjacency rows and its target's status.
+--
+-- Before an insert, and before an update of a key or of the type (the ends key
+-- holds it), every other link that holds one of the new row's keys is noted:
+-- its target, when it is a lifecycle link, in graphmem_link_recheck, and its
+-- adjacency rows in graphmem_adjacency_recheck. After the insert
+-- (graphmem_link_replaced_ai, version 8) or the update (graphmem_link_replaced_au,
+-- below, which replaces graphmem_link_recheck_au) the noted targets are
+-- recomputed and the noted rows that no link explains any more are dropped. A
+-- statement that fails takes its notes back with it; a row that OR IGNORE skips
+-- leaves notes that the next write consumes, as before. In a BEFORE INSERT
+-- trigger NEW.link_no is -1 unless the insert names the number, and no link has
+-- that number.
+DROP TRIGGER IF EXISTS graphmem_link_replace_bi;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bi
+BEFORE INSERT ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link l WHERE l.relation_id = NEW.relation_id)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type)
+  OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.link_no = NEW.link_no)
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE (l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no)
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no
+       OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+           AND l.relation_type = NEW.relation_type);
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_replace_bu;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bu
+BEFORE UPDATE OF relation_id, source_id, target_id, relation_type, link_no ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.relation_id = NEW.relation_id AND l.link_no <> OLD.link_no)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type AND l.link_no <> OLD.link_no)
+  OR EXISTS (SELECT 1 FROM graphmem_link l
+             WHERE l.link_no = NEW.link_no AND l.link_no <> OLD.link_no)
+BEGIN
+    INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
+    SELECT l.target_id FROM graphmem_link l
+    WHERE (l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no
+           OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type))
+      AND l.link_no <> OLD.link_no
+      AND l.relation_type IN ('supersedes', 'refines', 'duplicates');
+    INSERT OR REPLACE INTO graphmem_adjacency_recheck (relation_id, source_no, target_no, created_at)
+    SELECT l.relation_id, s.node_no, t.node_no, l.created_at
+    FROM graphmem_link l
+    JOIN graphmem_node s ON s.record_id = l.source_id
+    JOIN graphmem_node t ON t.record_id = l.target_id
+    WHERE (l.relation_id = NEW.relation_id OR l.link_no = NEW.link_no
+           OR (l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+               AND l.relation_type = NEW.relation_type))
+      AND l.link_no <> OLD.link_no;
+END;
+
+-- After the update: the noted targets' validity, then the noted adjacency rows
+-- that no link of their relation_id and created_at explains at their node (the
+-- rule of graphmem_link_replaced_ai). The updated link's own rows are written by
+-- graphmem_adjacency_au and are explained, so the order of the two does not
+-- matter.
+DROP TRIGGER IF EXISTS graphmem_link_recheck_au;
+DROP TRIGGER IF EXISTS graphmem_link_replaced_au;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_replaced_au
+AFTER UPDATE OF relation_id, source_id, target_id, relation_type, link_no ON graphmem_link
+WHEN EXISTS (SELECT 1 FROM graphmem_adjacency_recheck)
+  OR EXISTS (SELECT 1 FROM graphmem_link_recheck)
+BEGIN
+    UPDATE graphmem_memory
+    SET status = CASE WHEN EXISTS (
+            SELECT 1 FROM graphmem_link l
+            WHERE l.target_id = graphmem_memory.record_id
+              AND l.relation_type IN ('supersedes', 'refines', 'duplicates')
+        ) THEN 'invalid' ELSE 'valid' END
+    WHERE record_id IN (SELECT target_id FROM graphmem_link_recheck);
+    DELETE FROM graphmem_link_recheck WHERE target_id IS NOT NULL;
+    DELETE FROM graphmem_adjacency
+    WHERE node_no IN (SELECT d.source_no FROM graphmem_adjacency_recheck d
+                      UNION ALL SELECT d.target_no FROM graphmem_adjacency_recheck d)
+      AND EXISTS (
+        SELECT 1 FROM graphmem_adjacency_recheck d
+        WHERE d.relation_id = graphmem_adjacency.relation_id
+          AND d.created_at = graphmem_adjacency.created_at
+          AND graphmem_adjacency.node_no IN (d.source_no, d.target_no)
+          AND NOT EXISTS (
+                SELECT 1 FROM graphmem_link l
+                JOIN graphmem_node s ON s.record_id = l.source_id
+                JOIN graphmem_node t ON t.record_id = l.target_id
+                WHERE l.relation_id = d.relation_id AND l.created_at = d.created_at
+                  AND (s.node_no = graphmem_adjacency.node_no
+                       OR t.node_no = graphmem_adjacency.node_no)));
+    DELETE FROM graphmem_adjacency_recheck WHERE relation_id IS NOT NULL;
+END;
+
+-- (b) The rows of a link that graphmem itself refuses are refused for any DML
+-- too, so that every stored link exports and imports back: an end that is a
+-- message (links join memory-like records only), and a built-in relation type
+-- written with another opposite, or in another case (graphmem.core.relations).
+-- The checks join those of the endpoint triggers, which read both ends' memory
+-- rows anyway: no more trigger programs per link write. A memory with links
+-- cannot become a message either (an update of its record_type, or a REPLACE
+-- of it, foreign keys on or off: delete the memory first). Rows stored before
+-- version 11 are not checked (docs/dba.md has a query that finds them).
+DROP TRIGGER IF EXISTS graphmem_link_endpoints_bi;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bi
+BEFORE INSERT ON graphmem_link
+WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.source_id AND m.record_type <> 'message')
+  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.target_id AND m.record_type <> 'message')
+  OR CASE NEW.relation_type
+         WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
+         WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
+         WHEN 'contradicts' THEN 'contradicts'
+         ELSE CASE lower(NEW.relation_type)
+                  WHEN 'supersedes' THEN NULL WHEN 'refines' THEN NULL
+                  WHEN 'duplicates' THEN NULL WHEN 'supports' THEN NULL
+                  WHEN 'contradicts' THEN NULL
+                  ELSE NEW.opposite_relation_type END
+     END IS NOT NEW.opposite_relation_type
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a link''s source and target must be existing memories')
+    WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.source_id)
+       OR NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.target_id);
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target')
+    WHERE EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.source_id AND m.record_type = 'message')
+       OR EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.target_id AND m.record_type = 'message');
+    SELECT RAISE(ABORT, 'graphmem: a built-in relation type is lower case, with its opposite');
+END;
+
+DROP TRIGGER IF EXISTS graphmem_link_endpoints_bu;
+CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bu
+BEFORE UPDATE OF source_id, target_id, relation_type, opposite_relation_type ON graphmem_link
+WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.source_id AND m.record_type <> 'message')
+  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                 WHERE m.record_id = NEW.target_id AND m.record_type <> 'message')
+  OR CASE NEW.relation_type
+         WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
+         WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
+         WHEN 'contradicts' THEN 'contradicts'
+         ELSE CASE lower(NEW.relation_type)
+                  WHEN 'supersedes' THEN NULL WHEN 'refines' THEN NULL
+                  WHEN 'duplicates' THEN NULL WHEN 'supports' THEN NULL
+                  WHEN 'contradicts' THEN NULL
+                  ELSE NEW.opposite_relation_type END
+     END IS NOT NEW.opposite_relation_type
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a link''s source and target must be existing memories')
+    WHERE NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.source_id)
+       OR NOT EXISTS (SELECT 1 FROM graphmem_memory m WHERE m.record_id = NEW.target_id);
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target')
+    WHERE EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.source_id AND m.record_type = 'message')
+       OR EXISTS (SELECT 1 FROM graphmem_memory m
+                  WHERE m.record_id = NEW.target_id AND m.record_type = 'message');
+    SELECT RAISE(ABORT, 'graphmem: a built-in relation type is lower case, with its opposite');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_message_bi
+BEFORE INSERT ON graphmem_memory
+WHEN NEW.record_type = 'message'
+ AND (EXISTS (SELECT 1 FROM graphmem_link l WHERE l.source_id = NEW.record_id)
+      OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.target_id = NEW.record_id))
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target');
+END;
+
+CREATE TRIGGER IF NOT EXISTS graphmem_memory_message_bu
+BEFORE UPDATE OF record_type ON graphmem_memory
+WHEN NEW.record_type = 'message' AND OLD.record_type IS NOT 'message'
+ AND (EXISTS (SELECT 1 FROM graphmem_link l WHERE l.source_id = NEW.record_id)
+      OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.target_id = NEW.record_id))
+BEGIN
+    SELECT RAISE(ABORT, 'graphmem: a message cannot be a link''s source or target');
+END;
+-- End of schema version 11, the link rows' keys and values.
+-- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
+-- The version of this script, the last statement so that a run that stops
+-- early does not claim it, and written only when the tables have this
+-- version's shape (the columns that graphmem's copies add: message_role in
+-- version 4, link_no in version 8, other_record_type in version 9, lease_until in
+-- version 10). On an older store run by hand, whose tables the script cannot
+-- reshape, the store keeps its version, and graphmem upgrades it on open.
+INSERT INTO graphmem_meta (meta_key, meta_value)
+SELECT 'schema_version', '11'
+WHERE EXISTS (SELECT 1 FROM pragma_table_info('graphmem_memory') WHERE name = 'message_role')
+  AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_link') WHERE name = 'link_no')
+  AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_adjacency')
+              WHERE name = 'other_record_type')
+  AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_memory_block')
+              WHERE name = 'lease_until')
+ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value;

@@ -244,9 +244,13 @@ WHERE :user_id IS NULL
   AND (:include_invalid = 1 OR m.status = 'valid')
 ) c;
 
--- name: get-vector-log-bounds
--- The first and last sequence numbers of the vector log (NULL when it is empty).
-SELECT (SELECT MIN(seq) FROM graphmem_vector_log), (SELECT MAX(seq) FROM graphmem_vector_log);
+-- name: get-vector-log-unread
+-- The last sequence number of the vector log (NULL when it is empty) and how many
+-- entries follow sequence number :seen. The numbers rise by one per entry, so
+-- fewer entries than numbers between the two means that entries not read since
+-- :seen are gone (trimmed, or deleted by hand, the oldest or any other).
+SELECT (SELECT MAX(seq) FROM graphmem_vector_log),
+       (SELECT COUNT(*) FROM graphmem_vector_log WHERE seq > :seen);
 
 -- name: count-memories
 -- How many memories the store holds (the size of a fresh copy of the embeddings).

@@ -251,3 +251,43 @@ def test_live_open_upgrades_a_store_without_the_copies(store_id: str) -> None:
     OracleStore(DSN, store_id).close()
     assert _sql([(_COPIES_WRONG.format(p=p), {})]) == [(0,)]
     assert _sql([(f"SELECT COUNT(*) FROM {p}__ADJACENCY", {})]) == [(8,)]
+
+
+_LINK_ROW = (
+    "INSERT INTO {p}__LINK (relation_id, source_id, target_id, relation_type, "
+    "opposite_relation_type, created_at) VALUES (:rid, :src, :tgt, :rtype, :opposite, "
+    "'2026-01-01T00:00:00.000000+00:00')"
+)
+
+
+@pytest.mark.parametrize(
+    ("rtype", "opposite"), [("supersedes", "supports"), ("Supersedes", "is_superseded_by")]
+)
+def test_live_dml_builtin_type_with_another_opposite_is_refused(
+    store_id: str, rtype: str, opposite: str
+) -> None:
+    _linked_store(store_id)
+    row = {"rid": "bad", "src": "n0", "tgt": "n3", "rtype": rtype, "opposite": opposite}
+    with pytest.raises(oracledb.DatabaseError, match="ORA-20004"):
+        _sql([(_LINK_ROW.format(p=store_id.upper()), row)])
+
+
+def test_live_dml_link_to_a_message_is_refused(store_id: str) -> None:
+    memory = GraphMemory(DSN, memory_store_id=store_id)
+    try:
+        memory.add_memory("lives in Paris", memory_id="m", user_id="u")
+        memory.add_memory("moved", memory_id="n", user_id="u")
+        thread = memory.create_thread("t", user_id="u")
+        (message_id,) = thread.add_messages([{"role": "user", "content": "I moved"}])
+    finally:
+        memory.close()
+    p = store_id.upper()
+    row = {"rid": "r", "src": "m", "tgt": message_id, "rtype": "supports"}
+    with pytest.raises(oracledb.DatabaseError, match="ORA-20005"):
+        _sql([(_LINK_ROW.format(p=p), {**row, "opposite": "is_supported_by"})])
+    with pytest.raises(oracledb.DatabaseError, match="ORA-20005"):
+        _sql([
+            (_LINK_ROW.format(p=p), {**row, "tgt": "n", "opposite": "is_supported_by"}),
+            (f"UPDATE {p}__MEMORY SET record_type = 'message', message_role = 'user', "
+             "message_position = 9, thread_id = 't' WHERE record_id = 'm'", {}),
+        ])  # fmt: skip

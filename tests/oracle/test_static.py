@@ -23,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 
 from graphmem import GraphMemory
+from graphmem.core.relations import BUILTIN_OPPOSITES
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import (
     BackendError,
@@ -184,6 +185,17 @@ def test_uninstall_drops_the_graph_before_tables() -> None:
     assert all("PROPERTY GRAPH" not in s for s in statements[1:])
 
 
+def test_install_writes_the_version_row_only_when_missing() -> None:
+    """An Oracle store's version is the shape of its objects, which the open counts,
+    not its schema_version row: the script never overwrites that row, so a run that
+    stops half way claims no newer version (SQLite's script marks its version as
+    its last statement, on tables of its shape only)."""
+    marks = [s for s in _script("install") if "'schema_version'" in s]
+    assert len(marks) == 1
+    assert "WHEN NOT MATCHED THEN INSERT" in marks[0]
+    assert "WHEN MATCHED" not in marks[0].replace("WHEN NOT MATCHED", "")
+
+
 def test_trigger_row_sections_read_no_table() -> None:
     """AFTER EACH ROW only collects :NEW/:OLD values: no ORA-04091 possible."""
     triggers = [s for s in _script("install") if s.startswith("CREATE OR REPLACE TRIGGER")]
@@ -194,6 +206,36 @@ def test_trigger_row_sections_read_no_table() -> None:
         assert not re.search(r"\b(FROM|UPDATE|INSERT|DELETE|MERGE)\b", row), row
 
 
+def _builtin_opposites_in(text: str) -> dict[str, str]:
+    """The built-in (type, opposite) pairs of a trigger's CASE, and the types whose
+    other cases it maps to NULL (refused)."""
+    pairs = dict(re.findall(r"WHEN '(\w+)' THEN '(\w+)'", text))
+    refused = re.findall(r"WHEN '(\w+)' THEN NULL", text)
+    assert sorted(refused) == sorted(pairs), text
+    return pairs
+
+
+def test_link_trigger_refuses_builtin_types_with_another_opposite() -> None:
+    """Schema version 11: the rows graphmem refuses are refused for DML too; the
+    row section checks a built-in type's opposite from the :NEW values (ORA-20004)."""
+    (validity,) = [s for s in _script("install") if "TRIGGER GRAPHMEM_LINK_VALIDITY" in s]
+    row = validity.split("AFTER EACH ROW IS", 1)[1].split("END AFTER EACH ROW", 1)[0]
+    assert _builtin_opposites_in(row) == BUILTIN_OPPOSITES
+    assert "RAISE_APPLICATION_ERROR(-20004" in row
+
+
+def test_triggers_refuse_a_message_as_a_link_end() -> None:
+    """ORA-20005: a link written with a message at an end (statement section of the
+    link trigger), and a memory with links that becomes a message."""
+    units = {s.split()[4]: s for s in _script("install") if "CREATE OR REPLACE TRIGGER" in s}
+    statement = units["GRAPHMEM_LINK_VALIDITY"].split("AFTER STATEMENT IS", 1)[1]
+    assert "m.record_type = 'message'" in statement
+    assert "RAISE_APPLICATION_ERROR(-20005" in statement
+    status = units["GRAPHMEM_MEMORY_STATUS"]
+    assert "FOR INSERT OR UPDATE OF status, record_type ON GRAPHMEM_MEMORY" in status
+    assert "RAISE_APPLICATION_ERROR(-20005" in status.split("AFTER STATEMENT IS", 1)[1]
+
+
 def test_trigger_embedded_sql_parses_as_oracle() -> None:
     """The SQL inside the PL/SQL units parses once INTO clauses are removed."""
     found = 0
@@ -202,7 +244,9 @@ def test_trigger_embedded_sql_parses_as_oracle() -> None:
             sql = re.sub(r"\bINTO\s+\w+\s+FROM\b", "FROM", sql)
             assert not isinstance(sqlglot.parse_one(sql, read="oracle"), exp.Command), sql
             found += 1
-    assert found == 6  # version 9: GRAPHMEM_NODE_SYNC's UPDATE of the neighbours' copies
+    # version 9: GRAPHMEM_NODE_SYNC's UPDATE of the neighbours' copies; version 11:
+    # the two message-end checks
+    assert found == 8
 
 
 @pytest.mark.parametrize("name", ["install", "uninstall", "session"])
@@ -224,7 +268,7 @@ def test_script_runs_in_sqlplus(name: str) -> None:
 SQLITE_VECTOR_CACHE = {
     "select-search-candidates",
     "select-search-candidate-ids",
-    "get-vector-log-bounds",
+    "get-vector-log-unread",
     "count-memories",
     "select-all-embeddings",
     "select-logged-embeddings",

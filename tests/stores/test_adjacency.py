@@ -79,14 +79,24 @@ _DML = st.one_of(
     st.tuples(st.just("move-link"), _REL, _ID),
     st.tuples(st.just("rename-link"), _REL, _REL),
     st.tuples(st.just("renumber-link"), _REL, st.integers(1, 6)),
+    # REPLACE on each of a link's three keys (schema version 11)
+    st.tuples(st.just("move-link-or-replace"), _REL, _ID),
+    st.tuples(st.just("retype-link-or-replace"), _REL, _TYPE),
+    st.tuples(st.just("rename-link-or-replace"), _REL, _REL),
+    st.tuples(st.just("renumber-link-or-replace"), _REL, st.integers(1, 6)),
+    st.tuples(st.just("replace-link-number"), st.integers(1, 6), _REL, _ID, _ID, _TYPE, _SEC),
 )
+
+
+_OPPOSITE = {"supports": "is_supported_by", "supersedes": "is_superseded_by"}
+_OPPOSITE["contradicts"] = "contradicts"
 
 
 def _apply(conn: sqlite3.Connection, op: tuple) -> None:
     kind, *args = op
     link = (
         "INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
-        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, 'x', ?)"
+        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, ?)"
     )
     memory = (
         "INTO graphmem_memory (record_id, record_type, content, created_at) "
@@ -94,7 +104,7 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
     )
 
     def link_row() -> list:
-        return [*args[:4], T.format(args[4])]
+        return [*args[:4], _OPPOSITE[args[3]], T.format(args[4])]
 
     statements = {
         "insert-memory": lambda: ("INSERT " + memory, args),
@@ -124,6 +134,28 @@ def _apply(conn: sqlite3.Connection, op: tuple) -> None:
             "UPDATE graphmem_link SET link_no = ? WHERE relation_id = ?",
             args[::-1],
         ),
+        "move-link-or-replace": lambda: (
+            "UPDATE OR REPLACE graphmem_link SET target_id = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
+        "retype-link-or-replace": lambda: (
+            "UPDATE OR REPLACE graphmem_link SET relation_type = ?, opposite_relation_type = ? "
+            "WHERE relation_id = ?",
+            [args[1], _OPPOSITE[args[1]], args[0]],
+        ),
+        "rename-link-or-replace": lambda: (
+            "UPDATE OR REPLACE graphmem_link SET relation_id = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
+        "renumber-link-or-replace": lambda: (
+            "UPDATE OR REPLACE graphmem_link SET link_no = ? WHERE relation_id = ?",
+            args[::-1],
+        ),
+        "replace-link-number": lambda: (
+            "INSERT OR REPLACE INTO graphmem_link (link_no, relation_id, source_id, target_id, "
+            "relation_type, opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [*args[:5], _OPPOSITE[args[4]], T.format(args[5])],
+        ),
     }
     sql, binds = statements[kind]()
     # refused by a constraint or a trigger: the statement changed nothing
@@ -145,6 +177,39 @@ def test_adjacency_follows_any_dml(tmp_path_factory, foreign_keys: bool, ops: li
         for op in ops:
             _apply(conn, op)
             assert _actual(conn) == _expected(conn), op
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("op", "links_left"),
+    [
+        # r2 moved onto r1's ends and type: UPDATE OR REPLACE deletes r1
+        (("move-link-or-replace", "r2", "b"), {"r2", "r3"}),
+        # r3 given r1's type, between the same ends
+        (("retype-link-or-replace", "r3", "supports"), {"r2", "r3"}),
+        # r2 takes r1's relation_id, then r1's number
+        (("rename-link-or-replace", "r2", "r1"), {"r1", "r3"}),
+        (("renumber-link-or-replace", "r2", 1), {"r2", "r3"}),
+        # a new link under r1's number
+        (("replace-link-number", 1, "r9", "c", "d", "supports", 3), {"r2", "r3", "r9"}),
+    ],
+)
+def test_replace_on_any_key_leaves_no_row_of_the_replaced_link(
+    tmp_path: Path, op: tuple, links_left: set[str]
+) -> None:
+    path = tmp_path / "m.db"
+    GraphMemory(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for record_id in IDS:
+            _apply(conn, ("insert-memory", record_id, "fact"))
+        _apply(conn, ("insert-link", "r1", "a", "b", "supports", 0))
+        _apply(conn, ("insert-link", "r2", "a", "c", "supports", 1))
+        _apply(conn, ("insert-link", "r3", "a", "b", "contradicts", 2))
+        _apply(conn, op)
+        assert {r[0] for r in conn.execute("SELECT relation_id FROM graphmem_link")} == links_left
+        assert _actual(conn) == _expected(conn)
     finally:
         conn.close()
 

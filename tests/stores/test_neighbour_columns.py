@@ -35,6 +35,7 @@ _LINKS = [
     ("r2", "c", "b", "supports", 2),
     ("r3", "b", "d", "contradicts", 3),
 ]
+_OPPOSITE = {"supports": "is_supported_by", "contradicts": "contradicts"}
 
 
 def _fill(conn: sqlite3.Connection) -> None:
@@ -45,8 +46,8 @@ def _fill(conn: sqlite3.Connection) -> None:
     )
     conn.executemany(
         "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
-        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, 'x', ?)",
-        [(*link[:4], _T.format(link[4])) for link in _LINKS],
+        "opposite_relation_type, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [(*link[:4], _OPPOSITE[link[3]], _T.format(link[4])) for link in _LINKS],
     )
 
 
@@ -122,7 +123,8 @@ def test_link_writes_copy_the_filters_of_both_ends(store: tuple[Path, sqlite3.Co
     )
     conn.execute(
         "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
-        "opposite_relation_type, created_at) VALUES ('r4', 'd', 'a', 'supports', 'x', ?)",
+        "opposite_relation_type, created_at) "
+        "VALUES ('r4', 'd', 'a', 'supports', 'is_supported_by', ?)",
         (_T.format(4),),
     )
     _check(conn, 4)
@@ -133,7 +135,8 @@ def test_link_writes_copy_the_filters_of_both_ends(store: tuple[Path, sqlite3.Co
     _check(conn, 4)
     conn.execute(  # REPLACE under the same relation id, other ends
         "INSERT OR REPLACE INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
-        "opposite_relation_type, created_at) VALUES ('r2', 'd', 'b', 'supports', 'x', ?)",
+        "opposite_relation_type, created_at) "
+        "VALUES ('r2', 'd', 'b', 'supports', 'is_supported_by', ?)",
         (_T.format(5),),
     )
     _check(conn, 4)

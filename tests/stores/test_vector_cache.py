@@ -200,7 +200,7 @@ def test_cache_sees_dba_dml_on_filter_columns(path: Path) -> None:
             conn.execute(
                 "INSERT INTO graphmem_link (relation_id, source_id, target_id, relation_type, "
                 "opposite_relation_type, created_at) VALUES ('ac', 'a', 'c', 'supersedes', "
-                "'superseded_by', '2024-01-01T00:00:00.000000Z')"
+                "'is_superseded_by', '2024-01-01T00:00:00.000000Z')"
             )
         assert _ids(reader, "1 0 0 0", user_id="u") == []
         assert _ids(reader, "1 0 0 0", user_id="u", include_invalid_results=True) == ["c"]
@@ -232,6 +232,23 @@ def test_cache_rebuilt_when_log_entries_are_gone(path: Path) -> None:
             )
         conn.close()
         assert _ids(reader, "0 0 0 1")[:2] == ["c", "b"]
+
+
+def test_cache_rebuilt_when_an_unread_entry_other_than_the_oldest_is_gone(path: Path) -> None:
+    """A DBA deletes one entry the copy has not read, between others: the numbers
+    left have a gap, and the copy reloads instead of missing that memory."""
+    with _open(path) as reader, _open(path) as writer:
+        assert _ids(reader, "0 0 0 1") == ["a", "b", "c"]
+        writer.add_memory("0 0 0 1", memory_id="d", user_id="u")
+        writer.add_memory("0 0 1 0", memory_id="e", user_id="u")  # a later entry
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute("DELETE FROM graphmem_vector_log WHERE record_id = 'd'")
+            left = [r[0] for r in conn.execute("SELECT record_id FROM graphmem_vector_log")]
+        conn.close()
+        assert left[-1] == "e" and "d" not in left
+        assert _ids(reader, "0 0 0 1")[0] == "d"
+        assert _ids(reader, "0 0 0 1") == _file_answer(path, "0 0 0 1")
 
 
 def test_log_is_trimmed(tmp_path: Path) -> None:
@@ -355,7 +372,7 @@ def _dba(conn: sqlite3.Connection, op: str, rid: str, values: list[int]) -> None
             conn.execute(
                 "INSERT OR IGNORE INTO graphmem_link (relation_id, source_id, target_id, "
                 "relation_type, opposite_relation_type, created_at) VALUES (?, ?, ?, "
-                "'supersedes', 'superseded_by', '2024-01-01T00:00:00.000000Z')",
+                "'supersedes', 'is_superseded_by', '2024-01-01T00:00:00.000000Z')",
                 (f"{source}>{target}", source, target),
             )
 
