@@ -57,6 +57,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem import GraphMemory
+from graphmem.core.relations import BUILTIN_OPPOSITES
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lifecycle.json"
 DIM = 8
@@ -198,7 +199,7 @@ def measure_floor(path: Path, n: int, ops: int, seed: int) -> dict[str, list[flo
                 "source_id": sa,
                 "target_id": sb,
                 "relation_type": "supersedes",
-                "opposite_relation_type": "superseded_by",
+                "opposite_relation_type": BUILTIN_OPPOSITES["supersedes"],
                 "relation_timestamp": None,
                 "metadata": "{}",
                 "created_at": created,
@@ -208,10 +209,8 @@ def measure_floor(path: Path, n: int, ops: int, seed: int) -> dict[str, list[flo
                 samples["insert"],
                 lambda: write(("get-endpoint-types", types), ("insert-link", link)),  # noqa: B023
             )
-            for op, rtype, opposite in (
-                ("update lc->plain", "supports", "supported_by"),
-                ("update plain->lc", "refines", "refined_by"),
-            ):
+            for op, rtype in (("update lc->plain", "supports"), ("update plain->lc", "refines")):
+                opposite = BUILTIN_OPPOSITES[rtype]
                 change = {
                     "relation_id": rid,
                     "relation_type": rtype,
