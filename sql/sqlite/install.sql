@@ -1331,13 +1331,16 @@ END;
 DROP TRIGGER IF EXISTS graphmem_link_replace_bu;
 CREATE TRIGGER IF NOT EXISTS graphmem_link_replace_bu
 BEFORE UPDATE OF relation_id, source_id, target_id, relation_type, link_no ON graphmem_link
-WHEN EXISTS (SELECT 1 FROM graphmem_link l
-             WHERE l.relation_id = NEW.relation_id AND l.link_no <> OLD.link_no)
-  OR EXISTS (SELECT 1 FROM graphmem_link l
-             WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
-               AND l.relation_type = NEW.relation_type AND l.link_no <> OLD.link_no)
-  OR EXISTS (SELECT 1 FROM graphmem_link l
-             WHERE l.link_no = NEW.link_no AND l.link_no <> OLD.link_no)
+WHEN (NEW.relation_id IS NOT OLD.relation_id
+      AND EXISTS (SELECT 1 FROM graphmem_link l
+                  WHERE l.relation_id = NEW.relation_id AND l.link_no <> OLD.link_no))
+  OR ((NEW.source_id IS NOT OLD.source_id OR NEW.target_id IS NOT OLD.target_id
+       OR NEW.relation_type IS NOT OLD.relation_type)
+      AND EXISTS (SELECT 1 FROM graphmem_link l
+                  WHERE l.source_id = NEW.source_id AND l.target_id = NEW.target_id
+                    AND l.relation_type = NEW.relation_type AND l.link_no <> OLD.link_no))
+  OR (NEW.link_no IS NOT OLD.link_no
+      AND EXISTS (SELECT 1 FROM graphmem_link l WHERE l.link_no = NEW.link_no))
 BEGIN
     INSERT OR IGNORE INTO graphmem_link_recheck (target_id)
     SELECT l.target_id FROM graphmem_link l
@@ -1402,7 +1405,9 @@ END;
 -- The checks join those of the endpoint triggers, which read both ends' memory
 -- rows anyway: no more trigger programs per link write. A memory with links
 -- cannot become a message either (an update of its record_type, or a REPLACE
--- of it, foreign keys on or off: delete the memory first). Rows stored before
+-- of it, foreign keys on or off: delete the memory first), so an update that
+-- keeps a link's ends does not read them again, and the update triggers look up
+-- only the keys an update changes (a key it keeps is this row's alone). Rows stored before
 -- version 11 are not checked (docs/dba.md has a query that finds them).
 DROP TRIGGER IF EXISTS graphmem_link_endpoints_bi;
 CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bi
@@ -1436,10 +1441,12 @@ END;
 DROP TRIGGER IF EXISTS graphmem_link_endpoints_bu;
 CREATE TRIGGER IF NOT EXISTS graphmem_link_endpoints_bu
 BEFORE UPDATE OF source_id, target_id, relation_type, opposite_relation_type ON graphmem_link
-WHEN NOT EXISTS (SELECT 1 FROM graphmem_memory m
-                 WHERE m.record_id = NEW.source_id AND m.record_type <> 'message')
-  OR NOT EXISTS (SELECT 1 FROM graphmem_memory m
-                 WHERE m.record_id = NEW.target_id AND m.record_type <> 'message')
+WHEN (NEW.source_id IS NOT OLD.source_id
+      AND NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                      WHERE m.record_id = NEW.source_id AND m.record_type <> 'message'))
+  OR (NEW.target_id IS NOT OLD.target_id
+      AND NOT EXISTS (SELECT 1 FROM graphmem_memory m
+                      WHERE m.record_id = NEW.target_id AND m.record_type <> 'message'))
   OR CASE NEW.relation_type
          WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
          WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
