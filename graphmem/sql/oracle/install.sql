@@ -2,6 +2,8 @@
 --
 -- Run as is in SQL*Plus or SQLcl, connected as the schema owner:
 --     sqlplus graphmem/graphmem@localhost:1521/FREEPDB1 @sql/oracle/install.sql
+-- (from a checkout; from an installed package, save this script first:
+--     graphmem sql --dialect oracle > install.sql, then @install.sql)
 -- or let graphmem.stores.oracle.OracleStore run it (SchemaPolicy.CREATE_IF_NECESSARY;
 -- it splits the script at `;` line ends and at the `/` lines after PL/SQL blocks).
 -- Object names start with GRAPHMEM_; a store created with memory_store_id=X uses

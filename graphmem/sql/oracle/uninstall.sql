@@ -2,6 +2,8 @@
 --
 -- Run in SQL*Plus or SQLcl as the schema owner:
 --     sqlplus graphmem/graphmem@localhost:1521/FREEPDB1 @sql/oracle/uninstall.sql
+-- (from a checkout; from an installed package, save this script first:
+--     graphmem sql --dialect oracle --uninstall > uninstall.sql, then @uninstall.sql)
 -- or call graphmem.stores.oracle.OracleStore.uninstall(). Names start with
 -- GRAPHMEM_; graphmem substitutes the validated memory_store_id prefix.
 -- The graph goes first (it depends on the tables), then the tables; dropping a
