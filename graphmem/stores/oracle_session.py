@@ -40,8 +40,9 @@ __all__ = [
 
 MIN_VERSION = (23, 4)
 """VECTOR, SQL/PGQ and ``IF [NOT] EXISTS`` DDL need Oracle 23ai release update 23.4."""
-# ORA-00001 unique, ORA-02290 check, ORA-02292 child rows, ORA-20001/20002 install.sql triggers.
-_CONFLICT = frozenset({1, 2290, 2292, 20001, 20002})
+# ORA-00001 unique, ORA-02290 check, ORA-02292 child rows, ORA-20001/20002/20004/20005
+# install.sql triggers (ORA-20003 asks for the links to be deleted first).
+_CONFLICT = frozenset({1, 2290, 2292, 20001, 20002, 20004, 20005})
 # ORA-00942 table or view, ORA-04043 object, ORA-04080 trigger does not exist.
 _SCHEMA = frozenset({942, 4043, 4080})
 _PARENT_MISSING = 2291

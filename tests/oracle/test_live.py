@@ -291,3 +291,38 @@ def test_live_dml_link_to_a_message_is_refused(store_id: str) -> None:
             (f"UPDATE {p}__MEMORY SET record_type = 'message', message_role = 'user', "
              "message_position = 9, thread_id = 't' WHERE record_id = 'm'", {}),
         ])  # fmt: skip
+
+
+def test_live_links_stored_before_version_11_stay_updatable_and_deletable(
+    store_id: str,
+) -> None:
+    """A link to a message stored before the rules (written here with the trigger
+    off): its metadata can change and it can go, each rule reading only what a
+    write changes; a memory that only changes status is not checked."""
+    memory = GraphMemory(DSN, memory_store_id=store_id)
+    try:
+        memory.add_memory("moved", memory_id="n", user_id="u")
+        memory.add_memory("other", memory_id="o", user_id="u")
+        thread = memory.create_thread("t", user_id="u")
+        (message_id,) = thread.add_messages([{"role": "user", "content": "I moved"}])
+    finally:
+        memory.close()
+    p = store_id.upper()
+    old = {"src": "n", "tgt": message_id, "opposite": "is_superseded_by"}
+    _sql([(f"ALTER TRIGGER {p}__LINK_VALIDITY DISABLE", {})])
+    try:
+        _sql([
+            (_LINK_ROW.format(p=p), {**old, "rid": "old-lc", "rtype": "supersedes"}),
+            (_LINK_ROW.format(p=p), {**old, "rid": "old-s", "src": "o", "rtype": "supports",
+                                     "opposite": "is_supported_by"}),
+        ])  # fmt: skip
+    finally:
+        _sql([(f"ALTER TRIGGER {p}__LINK_VALIDITY ENABLE", {})])
+    _sql([(f"UPDATE {p}__LINK SET metadata = '{{\"k\": 1}}' WHERE relation_id = 'old-s'", {})])
+    # the status the old lifecycle link implies, then valid again when it goes
+    set_status = f"UPDATE {p}__MEMORY SET status = 'invalid' WHERE record_id = :m"
+    _sql([(set_status, {"m": message_id})])
+    _sql([(f"DELETE FROM {p}__LINK WHERE relation_id = 'old-lc'", {})])
+    status = f"SELECT status FROM {p}__MEMORY WHERE record_id = :m"
+    assert _sql([(status, {"m": message_id})]) == [("valid",)]
+    assert _sql([(f"SELECT COUNT(*) FROM {p}__LINK", {})]) == [(1,)]

@@ -222,18 +222,48 @@ def test_link_trigger_refuses_builtin_types_with_another_opposite() -> None:
     row = validity.split("AFTER EACH ROW IS", 1)[1].split("END AFTER EACH ROW", 1)[0]
     assert _builtin_opposites_in(row) == BUILTIN_OPPOSITES
     assert "RAISE_APPLICATION_ERROR(-20004" in row
+    flat = " ".join(row.split())
+    # only on a write of the type or its opposite (a link stored before version
+    # 11 stays updatable in its other columns), before the raise
+    guard = "IF INSERTING OR UPDATING('relation_type') OR UPDATING('opposite_relation_type') THEN"
+    test = "IF opposite IS NULL OR opposite <> :NEW.opposite_relation_type THEN"
+    assert flat.index(guard) < flat.index(test) < flat.index("RAISE_APPLICATION_ERROR(-20004")
+    assert flat[flat.index(guard) : flat.index(test)].count("END IF") == 0
+    # other cases of a built-in type, in ASCII letters only (as SQLite's lower())
+    assert "TRANSLATE(:NEW.relation_type, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', " in flat
+    assert "'abcdefghijklmnopqrstuvwxyz')" in flat and "LOWER(" not in flat
 
 
 def test_triggers_refuse_a_message_as_a_link_end() -> None:
     """ORA-20005: a link written with a message at an end (statement section of the
     link trigger), and a memory with links that becomes a message."""
     units = {s.split()[4]: s for s in _script("install") if "CREATE OR REPLACE TRIGGER" in s}
-    statement = units["GRAPHMEM_LINK_VALIDITY"].split("AFTER STATEMENT IS", 1)[1]
+    link = " ".join(units["GRAPHMEM_LINK_VALIDITY"].split())
+    row, statement = link.split("AFTER STATEMENT IS", 1)
     assert "m.record_type = 'message'" in statement
     assert "RAISE_APPLICATION_ERROR(-20005" in statement
-    status = units["GRAPHMEM_MEMORY_STATUS"]
+    # the ends are read when a write gives them (insert, or an update of an end)
+    assert (
+        "new_key.new_ends := INSERTING OR :NEW.source_id <> :OLD.source_id "
+        "OR :NEW.target_id <> :OLD.target_id;" in row
+    )
+    check = statement.index("IF written(i).new_ends THEN")
+    lookup = statement.index("WHERE m.record_id IN (written(i).source_id, written(i).target_id)")
+    assert check < lookup < statement.index("RAISE_APPLICATION_ERROR(-20005")
+    status = " ".join(units["GRAPHMEM_MEMORY_STATUS"].split())
     assert "FOR INSERT OR UPDATE OF status, record_type ON GRAPHMEM_MEMORY" in status
-    assert "RAISE_APPLICATION_ERROR(-20005" in status.split("AFTER STATEMENT IS", 1)[1]
+    row, statement = status.split("AFTER STATEMENT IS", 1)
+    # only a memory that becomes a message is checked, not every status write
+    assert (
+        "IF UPDATING('record_type') AND :NEW.record_type = 'message' "
+        "AND :OLD.record_type <> 'message' THEN became(:NEW.record_id) := TRUE;" in row
+    )
+    message_loop = statement[statement.index("k := became.FIRST;") :]
+    assert "m.record_type = 'message'" in message_loop
+    assert "RAISE_APPLICATION_ERROR(-20005" in message_loop
+    assert (
+        "RAISE_APPLICATION_ERROR(-20005" not in statement[: statement.index("k := became.FIRST;")]
+    )
 
 
 def test_trigger_embedded_sql_parses_as_oracle() -> None:
@@ -861,7 +891,7 @@ def test_translate_error_maps_trigger_errors_to_conflict() -> None:
     assert isinstance(translate_error(_error(20002)), ConflictError)
 
 
-@pytest.mark.parametrize("code", [1, 2290, 2292, 20001, 20002])
+@pytest.mark.parametrize("code", [1, 2290, 2292, 20001, 20002, 20004, 20005])
 def test_translate_error_conflict_message_has_no_driver_text(code: int) -> None:
     assert "ORA-" not in str(translate_error(_error(code)))
 

@@ -269,7 +269,8 @@ COMPOUND TRIGGER
     TYPE link_key IS RECORD (
         source_id     VARCHAR2(512),
         target_id     VARCHAR2(512),
-        relation_type VARCHAR2(512));
+        relation_type VARCHAR2(512),
+        new_ends      BOOLEAN);
     TYPE link_keys IS TABLE OF link_key INDEX BY PLS_INTEGER;
     targets  id_set;
     written  link_keys;
@@ -285,14 +286,18 @@ COMPOUND TRIGGER
     --
     AFTER EACH ROW IS
     BEGIN
-        IF INSERTING OR UPDATING THEN
+        -- Only what a write changes is checked, as in SQLite: a link stored before
+        -- schema version 11 may still be updated in what the rules do not read.
+        IF INSERTING OR UPDATING('relation_type') OR UPDATING('opposite_relation_type') THEN
             -- A built-in type carries its fixed opposite and is lower case (NULL:
-            -- another case of a built-in type), as graphmem.core.relations checks.
+            -- another case of a built-in type, in ASCII letters as SQLite's lower()
+            -- and graphmem.core.relations compare them).
             opposite := CASE :NEW.relation_type
                 WHEN 'supersedes' THEN 'is_superseded_by' WHEN 'refines' THEN 'is_refined_by'
                 WHEN 'duplicates' THEN 'duplicates' WHEN 'supports' THEN 'is_supported_by'
                 WHEN 'contradicts' THEN 'contradicts'
-                ELSE CASE LOWER(:NEW.relation_type)
+                ELSE CASE TRANSLATE(:NEW.relation_type, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+                                    'abcdefghijklmnopqrstuvwxyz')
                     WHEN 'supersedes' THEN NULL WHEN 'refines' THEN NULL
                     WHEN 'duplicates' THEN NULL WHEN 'supports' THEN NULL
                     WHEN 'contradicts' THEN NULL
@@ -302,12 +307,17 @@ COMPOUND TRIGGER
                 RAISE_APPLICATION_ERROR(-20004,
                     'graphmem: a built-in relation type is lower case, with its opposite');
             END IF;
+        END IF;
+        IF INSERTING OR UPDATING THEN
             IF :NEW.relation_type IN ('supersedes', 'refines', 'duplicates') THEN
                 targets(:NEW.target_id) := TRUE;
             END IF;
             new_key.source_id := :NEW.source_id;
             new_key.target_id := :NEW.target_id;
             new_key.relation_type := :NEW.relation_type;
+            -- the ends are read for the message rule only when they are new
+            new_key.new_ends := INSERTING OR :NEW.source_id <> :OLD.source_id
+                                OR :NEW.target_id <> :OLD.target_id;
             written(written.COUNT + 1) := new_key;
         END IF;
         IF DELETING OR UPDATING THEN
@@ -329,13 +339,15 @@ COMPOUND TRIGGER
                 RAISE_APPLICATION_ERROR(-20002,
                     'graphmem: this relation type is already stored in the reverse orientation');
             END IF;
-            SELECT COUNT(*) INTO n
-            FROM GRAPHMEM_MEMORY m
-            WHERE m.record_id IN (written(i).source_id, written(i).target_id)
-              AND m.record_type = 'message';
-            IF n > 0 THEN
-                RAISE_APPLICATION_ERROR(-20005,
-                    'graphmem: a message cannot be a link''s source or target');
+            IF written(i).new_ends THEN
+                SELECT COUNT(*) INTO n
+                FROM GRAPHMEM_MEMORY m
+                WHERE m.record_id IN (written(i).source_id, written(i).target_id)
+                  AND m.record_type = 'message';
+                IF n > 0 THEN
+                    RAISE_APPLICATION_ERROR(-20005,
+                        'graphmem: a message cannot be a link''s source or target');
+                END IF;
             END IF;
         END LOOP;
         k := targets.FIRST;
@@ -369,12 +381,19 @@ FOR INSERT OR UPDATE OF status, record_type ON GRAPHMEM_MEMORY
 COMPOUND TRIGGER
     TYPE id_set IS TABLE OF BOOLEAN INDEX BY VARCHAR2(512);
     changed id_set;
+    became  id_set;
     k       VARCHAR2(512);
     n       PLS_INTEGER;
     --
     AFTER EACH ROW IS
     BEGIN
         changed(:NEW.record_id) := TRUE;
+        -- a memory that becomes a message (the foreign keys keep a new row from
+        -- having links already); a status write alone is not checked for this
+        IF UPDATING('record_type') AND :NEW.record_type = 'message'
+           AND :OLD.record_type <> 'message' THEN
+            became(:NEW.record_id) := TRUE;
+        END IF;
     END AFTER EACH ROW;
     --
     AFTER STATEMENT IS
@@ -393,6 +412,10 @@ COMPOUND TRIGGER
                 RAISE_APPLICATION_ERROR(-20001,
                     'graphmem: status is derived from lifecycle links');
             END IF;
+            k := changed.NEXT(k);
+        END LOOP;
+        k := became.FIRST;
+        WHILE k IS NOT NULL LOOP
             SELECT COUNT(*) INTO n
             FROM GRAPHMEM_MEMORY m
             WHERE m.record_id = k AND m.record_type = 'message'
@@ -402,7 +425,7 @@ COMPOUND TRIGGER
                 RAISE_APPLICATION_ERROR(-20005,
                     'graphmem: a message cannot be a link''s source or target');
             END IF;
-            k := changed.NEXT(k);
+            k := became.NEXT(k);
         END LOOP;
     END AFTER STATEMENT;
 END GRAPHMEM_MEMORY_STATUS;
