@@ -51,6 +51,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from graphmem.errors import SchemaError
@@ -278,12 +279,20 @@ def _drop_copied(conn: sqlite3.Connection, table: str) -> None:
     """Drop a table whose rows are stored again elsewhere, without overwriting its
     pages with zeros (``secure_delete``, on in some builds, would write each one:
     there is nothing to erase in a copy)."""
-    secure = int(conn.execute("PRAGMA secure_delete").fetchone()[0])
-    conn.execute("PRAGMA secure_delete = OFF")
-    try:
+    with _pragma(conn, "secure_delete", 0):
         conn.execute(f'DROP TABLE "{table}"')
+
+
+@contextmanager
+def _pragma(conn: sqlite3.Connection, name: str, value: int) -> Iterator[None]:
+    """The connection's integer PRAGMA ``name`` set to ``value`` for the block, then
+    back to what it was."""
+    before = int(conn.execute(f"PRAGMA {name}").fetchone()[0])
+    conn.execute(f"PRAGMA {name} = {int(value)}")
+    try:
+        yield
     finally:
-        conn.execute(f"PRAGMA secure_delete = {secure}")
+        conn.execute(f"PRAGMA {name} = {before}")
 
 
 def _install_statement(store_id: str, start: str) -> str:
@@ -311,12 +320,8 @@ def _rename(conn: sqlite3.Connection, table: str, new_name: str) -> None:
     view over a table renamed out of the way would read the old copy, which is
     then dropped, and the rename of a staging table into place would fail on such
     a view while the table's name is free. The copies here keep the table's name."""
-    legacy = int(conn.execute("PRAGMA legacy_alter_table").fetchone()[0])
-    conn.execute("PRAGMA legacy_alter_table = ON")
-    try:
+    with _pragma(conn, "legacy_alter_table", 1):
         conn.execute(f'ALTER TABLE "{table}" RENAME TO "{new_name}"')
-    finally:
-        conn.execute(f"PRAGMA legacy_alter_table = {legacy}")
 
 
 def _create_staging(conn: sqlite3.Connection, store_id: str, table: str, staging: str) -> None:
