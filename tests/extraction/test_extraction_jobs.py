@@ -18,7 +18,6 @@ from graphmem import (
     ExtractionError,
     ExtractionTimeoutError,
     GraphMemory,
-    HashingEmbedder,
     InvalidArgumentError,
     NotFoundError,
 )
@@ -33,12 +32,9 @@ from ._support import (
     EXTRACT_MARK,
     LINK_MARK,
     config,
-    graph,
-    invariant_violations,
     memory,
     prompt_of,
     records,
-    ref_of,
     reply,
 )
 
@@ -394,86 +390,3 @@ def test_jobs_run_on_the_in_memory_store(server: ModelServer) -> None:
         thread.add_messages([{"role": "user", "content": "I like tea."}])
         thread.wait_for_memory_extraction(timeout=30)
         assert [j.status for j in mem.list_jobs()] == ["done"]
-
-
-# add_memory's links ------------------------------------------------------------------
-
-
-def test_add_memory_explicit_link_is_written_with_the_memory() -> None:
-    with GraphMemory(":memory:", embedder=HashingEmbedder(dim=8)) as mem:
-        old = mem.add_memory("Thin crust.", memory_type="preference")
-        new = mem.add_memory(
-            "Sourdough.",
-            memory_type="preference",
-            memory_id_to_link=old,
-            link_type="supersedes",
-            link_id="l1",
-            link_timestamp="2026-01-01T00:00:00Z",
-            link_metadata={"why": "changed mind"},
-        )
-        link = mem.get_record_link("l1")
-        assert (link.source_record_id, link.target_record_id) == (new, old)
-        assert link.metadata == {"why": "changed mind"}
-        assert mem.get_memory(old).status == "invalid"
-
-
-@pytest.mark.parametrize(
-    ("arguments", "error", "named"),
-    [
-        (
-            {"memory_id_to_link": "missing", "link_type": "supersedes"},
-            NotFoundError,
-            "memory_id_to_link",
-        ),
-        (
-            {"memory_id_to_link": "old", "link_type": "bogus type!"},
-            InvalidArgumentError,
-            "link_type",
-        ),
-        ({"memory_id_to_link": "old"}, InvalidArgumentError, "link_type"),
-        ({"link_type": "supersedes"}, InvalidArgumentError, "memory_id_to_link"),
-        (
-            {"memory_id_to_link": "new", "link_type": "supports"},
-            InvalidArgumentError,
-            "memory_id_to_link",
-        ),
-        (
-            {"memory_id_to_link": "old", "link_type": "supports", "link_id": "l0"},
-            ConflictError,
-            "link_id",
-        ),
-        ({"autonomous_linking": True}, InvalidArgumentError, "autonomous_linking"),
-    ],
-)
-def test_add_memory_bad_link_writes_nothing(arguments: dict, error: type, named: str) -> None:  # type: ignore[type-arg]
-    with GraphMemory(":memory:", embedder=HashingEmbedder(dim=8)) as mem:
-        mem.add_memory("Old.", memory_id="old")
-        mem.add_memory("Other.", memory_id="other")
-        mem.link_records("other", "memory", "old", "memory", "supports", relation_id="l0")
-        with pytest.raises(error, match=named):
-            mem.add_memory("New.", memory_id="new", **arguments)
-        assert {m.id for m in mem.list_memories()} == {"old", "other"}
-        assert [link.id for link in mem.list_record_links()] == ["l0"]
-
-
-def test_add_memory_autonomous_linking_links_one_memory(server: ModelServer) -> None:
-    thin = "The user prefers thin crust pizza."
-    server.add_rule(
-        LINK_MARK,
-        lambda body: reply(
-            links=[
-                ("new-0", ref_of(prompt_of(body), thin), "supersedes"),
-                ("new-0", "mem-9", "supports"),
-            ]
-        ),
-    )
-    with memory(server) as mem:
-        mem.add_memory(thin, memory_type="preference", user_id="u")
-        mem.add_memory(
-            "Sourdough now.", memory_type="preference", user_id="u", autonomous_linking=True
-        )
-        _, edges = graph(mem)
-        assert edges == {("Sourdough now.", "supersedes", thin)}
-        assert invariant_violations(mem) == []
-        (request,) = server.requests_to("chat/completions")
-        assert "new-0 (preference): Sourdough now." in prompt_of(request.body)
