@@ -22,6 +22,8 @@ Messages = str | Sequence[Mapping[str, str]]
 
 _ROLES = frozenset({"system", "user", "assistant", "developer"})
 _SCHEMA_REFUSED = frozenset({400, 404, 415, 422, 501})
+_SCHEMA_WORDS = ("response_format", "json_schema", "schema", "structured", "guided")
+"""Words of a provider's refusal of ``json_schema`` (its message, lower case)."""
 
 
 def _check_messages(messages: object) -> list[dict[str, str]]:
@@ -56,8 +58,10 @@ class Llm:
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
     Structured output first asks for ``response_format`` ``json_schema``; a
-    server that refuses it (400, 404, 415, 422 or 501) is asked, from then on,
-    for ``json_object`` with the schema in a system message. The reply is
+    server that refuses it (415 or 501, or 400, 404 or 422 with a message naming
+    ``response_format``, ``json_schema``, a schema, structured or guided output)
+    is asked, from then on, for ``json_object`` with the schema in a system
+    message; any other error fails that call only. The reply is
     validated with pydantic; an invalid reply gets one repair request showing
     the validation error, and a second failure is a
     :class:`~graphmem.errors.ModelError`.
@@ -154,7 +158,14 @@ class Llm:
         return content
 
     def _falls_back(self, error: ModelError, schema: Mapping[str, Any] | None) -> bool:
-        if schema is not None and self._schema_mode and error.status in _SCHEMA_REFUSED:
+        """Whether ``error`` is the server refusing ``json_schema`` itself (then it
+        is not asked for it again): a 415 or 501, or a 400, 404 or 422 whose message
+        names the feature. Another 400 (a prompt over the context length, say) is
+        this call's failure only."""
+        if schema is None or not self._schema_mode or error.status not in _SCHEMA_REFUSED:
+            return False
+        said = error.provider_message.lower()
+        if error.status in (415, 501) or any(word in said for word in _SCHEMA_WORDS):
             self._schema_mode = False  # this server does not do json_schema: stop asking
             return True
         return False

@@ -8,8 +8,10 @@ ChatMessage(user_content="My order #123 hasn't shipped.", assistant_content="I'l
 from graphmem.client.async_ import AsyncAgentMemoryClient, AsyncSession
 from graphmem.client.errors import (
     ApiArgumentError,
+    ApiBackendError,
     ApiConflictError,
     ApiError,
+    ApiModelError,
     ApiNotFoundError,
     AuthenticationError,
     PermissionDeniedError,
@@ -29,8 +31,10 @@ from graphmem.client.sync import AgentMemoryClient, Session
 __all__ = [
     "AgentMemoryClient",
     "ApiArgumentError",
+    "ApiBackendError",
     "ApiConflictError",
     "ApiError",
+    "ApiModelError",
     "ApiNotFoundError",
     "AsyncAgentMemoryClient",
     "AsyncSession",

@@ -20,6 +20,7 @@ from graphmem.client.models import (
     UserInfo,
     UserList,
 )
+from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
 
@@ -27,8 +28,16 @@ __all__ = ["Call", "memory_body"]
 
 
 def _seg(value: str) -> str:
-    """One path segment, percent-encoded (ids never reshape the path)."""
-    return quote(str(value), safe="")
+    """One path segment, percent-encoded (ids never reshape the path).
+
+    Raises:
+        InvalidArgumentError: an id that a URL path cannot carry (empty, ``.``,
+            ``..``: HTTP clients resolve them away), which the service refuses too.
+    """
+    text = str(value)
+    if text in ("", ".", ".."):
+        raise InvalidArgumentError("id", f"{text!r} cannot be a segment of a URL path")
+    return quote(text, safe="")
 
 
 def _same(answer: Any) -> Any:

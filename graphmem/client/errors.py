@@ -9,13 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.errors import ConflictError, GraphMemError, InvalidArgumentError, NotFoundError
+from graphmem.errors import (
+    BackendError,
+    ConflictError,
+    GraphMemError,
+    InvalidArgumentError,
+    ModelError,
+    NotFoundError,
+)
 from graphmem.registry_errors import STATUS, PromptArgumentError, PromptError, prompt_error
 
 __all__ = [
     "ApiArgumentError",
+    "ApiBackendError",
     "ApiConflictError",
     "ApiError",
+    "ApiModelError",
     "ApiNotFoundError",
     "AuthenticationError",
     "PermissionDeniedError",
@@ -49,6 +58,20 @@ class ApiConflictError(ApiError, ConflictError):
     """A 409."""
 
 
+class ApiModelError(ApiError, ModelError):  # type: ignore[misc]  # status: the HTTP one
+    """A 502: a model server behind the service failed (``MODEL_ERROR``), or memory
+    extraction did (``EXTRACTION_ERROR``)."""
+
+    def __init__(self, message: str, *, code: str, status: int) -> None:
+        ApiError.__init__(self, message, code=code, status=status)
+        self.provider_message = message
+        self.api_base = None
+
+
+class ApiBackendError(ApiError, BackendError):
+    """A 503: the service's store failed, or the service is shutting down."""
+
+
 class AuthenticationError(ApiError):
     """A 401: no credential, or one that does not verify."""
 
@@ -63,6 +86,9 @@ _BY_STATUS: dict[int, type[ApiError]] = {
     403: PermissionDeniedError,
     404: ApiNotFoundError,
     409: ApiConflictError,
+    413: ApiArgumentError,
+    502: ApiModelError,
+    503: ApiBackendError,
 }
 
 
@@ -73,8 +99,12 @@ def _prompt_argument_error(code: str, message: str) -> PromptError:
     return err
 
 
-def error_from_response(status: int, body: Any) -> GraphMemError:
-    """The exception for an error answer (``body``: its parsed JSON, or anything)."""
+def error_from_response(status: int, body: Any, *, registry: bool = False) -> GraphMemError:
+    """The exception for an error answer (``body``: its parsed JSON, or anything).
+
+    A refused argument of the prompt registry (a call of ``registry`` routes, or an
+    argument named ``prompt_...``) is a ``PromptArgumentError``, as embedded.
+    """
     if isinstance(body, dict) and isinstance(body.get("code"), str):
         code, message = body["code"], str(body.get("message", ""))
     else:
@@ -83,5 +113,7 @@ def error_from_response(status: int, body: Any) -> GraphMemError:
         if STATUS[code] == 400:
             return _prompt_argument_error(code, message)
         return prompt_error(code, message)
+    if code == "INVALID_ARGUMENT" and (registry or message.startswith("prompt_")):
+        return _prompt_argument_error(code, message)
     cls = _BY_STATUS.get(status, ApiError)
     return cls(message, code=code, status=status)

@@ -32,7 +32,8 @@ def read_answer(call: Call, response: httpx.Response) -> Any:
     except ValueError:
         body = None
     if response.status_code >= 400:
-        raise error_from_response(response.status_code, body)
+        registry = call.path.startswith("/v1/prompts")
+        raise error_from_response(response.status_code, body, registry=registry)
     return call.read(body)
 
 

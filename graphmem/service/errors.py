@@ -20,11 +20,15 @@ from starlette.exceptions import HTTPException
 
 from graphmem.errors import (
     BackendError,
+    ClosedError,
     ConflictError,
+    ExtractionError,
+    ExtractionTimeoutError,
     GraphMemError,
     InvalidArgumentError,
     ModelError,
     NotFoundError,
+    SchemaError,
 )
 from graphmem.registry_errors import PromptError
 
@@ -45,7 +49,11 @@ _BY_CLASS: tuple[tuple[type[GraphMemError], str, int], ...] = (
     (NotFoundError, "NOT_FOUND", 404),
     (ConflictError, "CONFLICT", 409),
     (ModelError, "MODEL_ERROR", 502),
+    (ExtractionTimeoutError, "EXTRACTION_TIMEOUT", 504),
+    (ExtractionError, "EXTRACTION_ERROR", 502),
     (BackendError, "BACKEND_ERROR", 503),
+    (ClosedError, "UNAVAILABLE", 503),
+    (SchemaError, "SCHEMA_ERROR", 500),
 )
 
 _HTTP_CODES = {

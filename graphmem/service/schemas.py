@@ -26,6 +26,8 @@ _STRICT = ConfigDict(extra="forbid", strict=True)
 def _path_id(value: str) -> str:
     if "/" in value:
         raise ValueError("must not contain '/': the id is part of the service's URL paths")
+    if value in (".", ".."):
+        raise ValueError(f"must not be {value!r}: a URL path cannot name it")
     return value
 
 

@@ -94,6 +94,19 @@ def test_llm_structured_accepts_fenced_json(server: ModelServer) -> None:
     assert _llm(server).structured("q", Answer).city == "Denver"
 
 
+def test_llm_another_400_fails_the_call_and_keeps_json_schema(server: ModelServer) -> None:
+    """A 400 that is not about the schema (the context length, say) is that call's
+    failure: later calls still ask for json_schema."""
+    server.add_rule(lambda body: True, GOOD)
+    server.fail("chat/completions", 400, "This model's maximum context length is 8192 tokens")
+    llm = _llm(server)
+    with pytest.raises(ModelError, match="maximum context length"):
+        llm.structured("too long", Answer)
+    assert llm.structured("q", Answer).city == "Denver"
+    kinds = [r.body["response_format"]["type"] for r in server.requests_to("chat/completions")]
+    assert kinds == ["json_schema", "json_schema"]
+
+
 def test_llm_structured_falls_back_to_json_mode() -> None:
     with ModelServer(json_schema=False) as server:
         server.add_rule(lambda body: True, GOOD)

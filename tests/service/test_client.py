@@ -10,8 +10,10 @@ import pytest
 from graphmem import (
     ConflictError,
     GraphMemError,
+    InvalidArgumentError,
     MemoryRecord,
     NotFoundError,
+    PromptArgumentError,
     PromptConflictError,
     RecordRelation,
 )
@@ -95,6 +97,11 @@ def test_users_and_sessions_are_listed_in_pages_and_users_deleted(served: Served
     with AgentMemoryClient(served.url, served.admin_key) as client:
         before = client.list_users().total
         client.create_user("list_u1")
+        for unreachable in (".", ".."):
+            with pytest.raises(InvalidArgumentError):
+                client.get_user(unreachable)
+        with pytest.raises(PromptArgumentError):
+            client.create_prompt("bad id!", "Extract.", "d")
         made = client.create_user("list_u2", "Prefers email.", {"tier": "gold"})
         assert isinstance(made, UserInfo)
         assert (made.user_id, made.information, made.metadata) == (

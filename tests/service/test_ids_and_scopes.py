@@ -34,6 +34,9 @@ def _refused(answer: object, status: int, code: str, argument: str) -> None:
         ("/v1/users", {"user_id": "  "}, "user_id"),
         ("/v1/sessions", {"user_id": "u", "session_id": " "}, "session_id"),
         ("/v1/memories", {"content": "x", "memory_id": "\t"}, "memory_id"),
+        ("/v1/users", {"user_id": "."}, "user_id"),
+        ("/v1/sessions", {"user_id": "u", "session_id": ".."}, "session_id"),
+        ("/v1/memories", {"content": "x", "memory_id": ".."}, "memory_id"),
     ],
 )
 def test_ids_a_path_could_not_carry_are_refused(
