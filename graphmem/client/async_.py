@@ -302,8 +302,27 @@ class AsyncSession:
         result: list[dict[str, Any]] = await self._client._send(Call.get_messages(self.session_id))
         return result
 
-    async def get_context_card(self) -> dict[str, Any]:
-        result: dict[str, Any] = await self._client._send(Call.context_card(self.session_id))
+    async def get_context_card(
+        self,
+        *,
+        max_relevant_results: int | None = None,
+        min_relevant_results_by_type: Mapping[str, int] | None = None,
+        recent_message_count: int | None = None,
+        fallback_message_count: int | None = None,
+    ) -> dict[str, Any]:
+        """The session's context card (``content``: its prompt text); the options
+        of the embedded ``get_context_card``, the service's defaults when None."""
+        options = {
+            "max_relevant_results": max_relevant_results,
+            "min_relevant_results_by_type": None
+            if min_relevant_results_by_type is None
+            else dict(min_relevant_results_by_type),
+            "recent_message_count": recent_message_count,
+            "fallback_message_count": fallback_message_count,
+        }
+        result: dict[str, Any] = await self._client._send(
+            Call.context_card(self.session_id, options)
+        )
         return result
 
     async def search(self, query: str, **options: Any) -> list[SearchHit]:

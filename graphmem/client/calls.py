@@ -5,6 +5,7 @@ The sync and async clients only send these; so both speak the same API.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,8 +158,13 @@ class Call:
         return cls("GET", path, read=lambda a: a["messages"])
 
     @classmethod
-    def context_card(cls, session_id: str) -> Call:
-        return cls("GET", f"/v1/sessions/{_seg(session_id)}/context_card")
+    def context_card(cls, session_id: str, options: dict[str, Any]) -> Call:
+        params = {k: v for k, v in options.items() if v is not None}
+        if "min_relevant_results_by_type" in params:
+            params["min_relevant_results_by_type"] = json.dumps(
+                params["min_relevant_results_by_type"]
+            )
+        return cls("GET", f"/v1/sessions/{_seg(session_id)}/context_card", params=params)
 
     # memory blocks ----------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import jwt
 from fastapi import Request
 from starlette.exceptions import HTTPException
 
+from graphmem.errors import InvalidArgumentError
 from graphmem.service.keys import verify_key
 
 __all__ = ["ADMIN", "READ", "caller_role", "requires"]
@@ -70,6 +71,19 @@ def caller_role(request: Request) -> str | None:
             raise _unauthenticated("the API key is unknown or revoked")
         return role
     return _jwt_role(request, token)
+
+
+def known_query(request: Request) -> None:
+    """A dependency that refuses query parameters the route does not take (they
+    would be ignored, and a request that asks for something it does not get
+    should fail, not succeed)."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if dependant is None:
+        return
+    allowed = {param.alias for param in dependant.query_params}
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise InvalidArgumentError(unknown[0], "is not a query parameter of this route")
 
 
 def requires(role: str) -> Callable[[Request], str]:

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, Response
 
 from graphmem.errors import InvalidArgumentError
-from graphmem.service.auth import ADMIN, READ, requires
+from graphmem.service.auth import ADMIN, READ, known_query, requires
 from graphmem.service.blocks import BlockService
 from graphmem.service.errors import as_session, named_as
 from graphmem.service.routes_sessions import user_record
@@ -23,8 +23,8 @@ from graphmem.stores.service_base import StoredBlock
 __all__ = ["block_json", "router"]
 
 router = APIRouter(prefix="/v1", tags=["memory"])
-_read = [Depends(requires(READ))]
-_admin = [Depends(requires(ADMIN))]
+_read = [Depends(requires(READ)), Depends(known_query)]
+_admin = [Depends(requires(ADMIN)), Depends(known_query)]
 
 
 def _memory(request: Request) -> Any:

@@ -7,14 +7,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
-from graphmem.service.auth import ADMIN, READ, requires
+from graphmem.service.auth import ADMIN, READ, known_query, requires
 from graphmem.service.schemas import CreatePromptBody, RetireBody, UpdatePromptBody
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/prompts", tags=["prompts"])
-_read = [Depends(requires(READ))]
-_admin = [Depends(requires(ADMIN))]
+_read = [Depends(requires(READ)), Depends(known_query)]
+_admin = [Depends(requires(ADMIN)), Depends(known_query)]
 
 
 def _memory(request: Request) -> Any:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
 from graphmem.core.validation import check_id
-from graphmem.errors import NotFoundError
-from graphmem.service.auth import ADMIN, READ, requires
+from graphmem.errors import InvalidArgumentError, NotFoundError
+from graphmem.service.auth import ADMIN, READ, known_query, requires
 from graphmem.service.errors import as_session
 from graphmem.service.schemas import CreateSessionBody, CreateUserBody
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["users and sessions"])
-_read = [Depends(requires(READ))]
-_admin = [Depends(requires(ADMIN))]
+_read = [Depends(requires(READ)), Depends(known_query)]
+_admin = [Depends(requires(ADMIN)), Depends(known_query)]
 
 
 def _memory(request: Request) -> Any:
@@ -31,6 +32,19 @@ def user_record(request: Request, user_id: str) -> dict[str, Any]:
     if found is None:
         raise NotFoundError(f"user_id: no user {user_id!r}")
     return {"user_id": found.id, "information": found.information, "metadata": found.metadata}
+
+
+def _json_object(argument: str, text: str | None) -> Any:
+    """A query parameter that holds a JSON object (None when absent)."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise InvalidArgumentError(argument, "must be a JSON object") from None
+    if not isinstance(value, dict):
+        raise InvalidArgumentError(argument, "must be a JSON object")
+    return value
 
 
 def _session(info: Any) -> dict[str, Any]:
@@ -126,16 +140,22 @@ def context_card(
     request: Request,
     session_id: str,
     max_relevant_results: int | None = None,
+    min_relevant_results_by_type: str | None = None,
     recent_message_count: int = 5,
+    fallback_message_count: int = 5,
 ) -> dict[str, Any]:
-    """The session's context card, as data and as prompt text (``content``)."""
+    """The session's context card, as data and as prompt text (``content``);
+    ``min_relevant_results_by_type`` is a JSON object (``{"guideline": 2}``)."""
+    minimums = _json_object("min_relevant_results_by_type", min_relevant_results_by_type)
     with as_session(session_id):
         card = (
             _memory(request)
             .get_thread(session_id)
             .get_context_card(
                 max_relevant_results=max_relevant_results,
+                min_relevant_results_by_type=minimums,
                 recent_message_count=recent_message_count,
+                fallback_message_count=fallback_message_count,
             )
         )
     data: dict[str, Any] = card.model_dump(mode="json")
