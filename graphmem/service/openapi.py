@@ -3,10 +3,12 @@
 FastAPI's generated document lists a 422 ``HTTPValidationError`` for every route
 with parameters or a body; the service answers bad input with a 400 and its own
 error body (``code``, ``message``, ``status``). The document here describes that
-body once (``Error``), lists the 400, 401 and 403 answers of every ``/v1``
-route, the 202 of the block routes that may queue their work, and the bearer
-credential (an API key or a JWT), so that a generated client or the ``/docs``
-page can send it.
+body once (``Error``), lists the 400, 401, 403 and 503 answers of every ``/v1``
+route, the 404 of a route that names something (in its path, or a user,
+session or memory in its body), the 409, 413 and 415 of a route with a body, the
+502 of a route that calls a model, the 202 of the block routes that may queue
+their work, and the bearer credential (an API key or a JWT), so that a
+generated client or the ``/docs`` page can send it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,36 @@ _ANSWERS = {
     "401": "No credential, or one that does not verify",
     "403": "The credential lacks the role this operation needs",
 }
+_MORE = {
+    "404": "Not found: what the path (or the body) names does not exist",
+    "409": "Conflict with what is stored (a duplicate id, a registry state)",
+    "413": "The body is over the service's limit (--max-body-bytes)",
+    "415": "The body is not application/json",
+    "502": "A model server failed (MODEL_ERROR) or memory extraction did",
+    "503": "The store failed, or the service is stopping",
+}
+_NAMES_IN_BODY = {("post", "/v1/memories"), ("post", "/v1/links"), ("post", "/v1/sessions")}
+_CALLS_MODELS = {
+    ("post", "/v1/search"),
+    ("post", "/v1/memories"),
+    ("post", "/v1/sessions/{session_id}/memory"),
+    ("patch", "/v1/sessions/{session_id}/memory/{block_id}"),
+    ("get", "/v1/sessions/{session_id}/context_card"),
+}
+
+
+def _statuses(method: str, path: str) -> list[str]:
+    """The error statuses beyond 400, 401 and 403 that the route may answer."""
+    found = ["503"]
+    if "{" in path or (method, path) in _NAMES_IN_BODY:
+        found.append("404")
+    if method in ("post", "patch", "put"):
+        found += ["409", "413", "415"]
+    if (method, path) in _CALLS_MODELS:
+        found.append("502")
+    return sorted(found)
+
+
 _QUEUED = {
     ("post", "/v1/sessions/{session_id}/memory"),
     ("patch", "/v1/sessions/{session_id}/memory/{block_id}"),
@@ -65,6 +97,8 @@ def _document(app: FastAPI) -> dict[str, Any]:
             operation["security"] = [{"bearer": []}]
             for status, description in _ANSWERS.items():
                 answers[status] = {"description": description, "content": _ERROR_REF}
+            for status in _statuses(method, path):
+                answers[status] = {"description": _MORE[status], "content": _ERROR_REF}
             if (method, path) in _QUEUED:
                 accepted = dict(next(iter(v for k, v in answers.items() if k.startswith("2"))))
                 accepted["description"] = "Accepted: the block is queued (async_processing)"

@@ -50,3 +50,27 @@ def test_a_bad_body_answers_as_the_document_says(svc: Service) -> None:
     answer = svc.call("POST", "/v1/users", json={"user_id": 1})
     assert answer.status_code == 400
     assert set(answer.json()) == {"code", "message", "status"}
+
+
+def test_the_document_lists_the_statuses_the_routes_answer(svc: Service) -> None:
+    """Each status below was seen from its route (the service answers it), so the
+    document lists it there."""
+    paths = svc.call("GET", "/openapi.json").json()["paths"]
+
+    def listed(method: str, path: str) -> set[str]:
+        return set(paths[path][method]["responses"])
+
+    assert {"404", "503"} <= listed("get", "/v1/prompts/{prompt_id}")
+    assert {"409", "413", "415"} <= listed("post", "/v1/prompts")
+    assert {"409", "413", "415"} <= listed("post", "/v1/users")
+    assert {"404", "502"} <= listed("post", "/v1/sessions/{session_id}/memory")
+    assert {"404", "502"} <= listed("post", "/v1/memories")
+    assert "502" in listed("post", "/v1/search") and "404" not in listed("get", "/v1/users")
+    answers = {
+        ("get", "/v1/prompts/{prompt_id}"): svc.call("GET", "/v1/prompts/nope").status_code,
+        ("post", "/v1/prompts"): svc.http.post(
+            "/v1/prompts", content=b"x", headers={**svc.headers(), "Content-Type": "text/plain"}
+        ).status_code,
+    }
+    for (method, path), status in answers.items():
+        assert str(status) in listed(method, path), (method, path, status)
