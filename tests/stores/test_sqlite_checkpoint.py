@@ -92,9 +92,10 @@ def test_the_thread_checkpoints_and_the_wal_stays_bounded(tmp_path: Path) -> Non
         # all without checkpoints). With them, it is started over near the rewind
         # point; it passes it by what is committed while a checkpoint runs (the
         # thread's holds off the writer's, and the thread waits for the GIL), so
-        # the bound checked is loose: 4,000 pages, well under what was written
-        # (a machine busy with other work slows the thread: 2,100 pages seen).
-        assert largest <= _HEADER + 4000 * (page + _FRAME_HEADER)
+        # the bound checked is loose: 6,000 pages, well under the 8,000 and more
+        # the next test sees without the thread (a machine busy with other work
+        # slows the thread down: 2,100 pages and more seen under load 4).
+        assert largest <= _HEADER + 6000 * (page + _FRAME_HEADER)
 
 
 def test_without_a_bound_the_same_writes_grow_the_wal(
