@@ -145,3 +145,26 @@ def test_tree_store_equals_model_on_wide_frontiers(
     test_tree_store_equals_model.hypothesis.inner_test(  # type: ignore[attr-defined]
         spec=spec, args=args, num_hops=num_hops, cap=cap, later=later
     )
+
+
+@given(
+    spec=graphs(min_memories=3, max_memories=10, max_links=40, max_tick=1),
+    args=search_args(),
+    num_hops=st.integers(1, 4),
+    cap=st.integers(1, 4),
+)
+def test_tree_core_equals_model_under_small_caps(
+    spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int
+) -> None:
+    """The in-process tree (core.tree) against the model where the cap cuts most
+    trees: dense graphs, tied link times, caps of 1 to 4. A capped tree holds
+    exactly min(cap, the uncapped tree's size) records."""
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model = load_graph(memory, clock, spec)
+    filters = args.model_filters(clock)
+    for root in sorted(model.candidates(filters, include_invalid=True)):
+        capped = _core_tree(model, root, filters, num_hops, cap)
+        assert capped == model.tree(root, filters, num_hops, cap), root
+        uncapped = _core_tree(model, root, filters, num_hops, None)
+        assert len(capped) == min(cap, len(uncapped)), root
