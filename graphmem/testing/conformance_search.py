@@ -188,3 +188,67 @@ class SearchConformance(ConformanceBase):
         _supports(memory, "root", "early", "z-last-by-id")
         results = memory.search("pizza", max_results=10, num_hops=1)
         assert tree_nodes(_tree_of(results, "root")) == ["early", "late"]
+
+    def test_search_cap_keeps_the_earliest_links_not_the_smallest_ids(self) -> None:
+        clock = ManualClock()
+        memory = self.fresh(clock)
+        _add(memory, "root", "n1", "n2", "n3")
+        for neighbour, relation_id in (("n1", "r3"), ("n2", "r2"), ("n3", "r1")):
+            clock.advance(seconds=1)  # later links, smaller ids
+            _supports(memory, "root", neighbour, relation_id)
+        results = memory.search("pizza", max_results=10, num_hops=1, max_linked_results=2)
+        assert tree_nodes(_tree_of(results, "root")) == ["n1", "n2"]
+
+    def test_search_metadata_filter_blocks_stepping_stones(self) -> None:
+        memory = self.fresh()
+        for record_id, kind in (("start", "keep"), ("between", "other"), ("far", "keep")):
+            memory.add_memory(
+                f"Note {record_id} about pizza.", memory_id=record_id, memory_type="fact",
+                metadata={"kind": kind},
+            )  # fmt: skip
+        _supports(memory, "start", "between")
+        _supports(memory, "between", "far")
+        results = memory.search(
+            "pizza", metadata_filter={"kind": "keep"}, num_hops=5, max_results=10
+        )
+        assert {r.id for r in results} == {"start", "far"}
+        assert all(r.linked_results == [] for r in results)
+
+    def test_search_thread_scope_keeps_other_threads_out(self) -> None:
+        memory = self.fresh()
+        for thread_id in ("t1", "t2"):
+            memory.create_thread(thread_id, user_id="u", enable_context_summary=False)
+            memory.add_memory(
+                f"Pizza note of {thread_id}.", memory_id=f"m-{thread_id}", memory_type="fact",
+                user_id="u", thread_id=thread_id,
+            )  # fmt: skip
+        for thread_id in ("t1", "t2"):
+            found = memory.search("pizza note", thread_id=thread_id, max_results=10)
+            assert [r.id for r in found] == [f"m-{thread_id}"]
+
+    def test_search_renders_invalid_linked_records_as_the_contract_says(self) -> None:
+        """Without include_invalid_results: an invalid record that leads to a valid
+        one keeps its element and label but not its content; a branch of invalid
+        records only is left out (docs/semantics.md section 4)."""
+        memory = self.fresh()
+        texts = {
+            "root": "Root pizza note.",
+            "x": "Old x text.",
+            "y": "New y text.",
+            "z": "Old z text.",
+            "w": "Old w text.",
+            "v": "Newest v text.",
+        }
+        for record_id, text in texts.items():
+            memory.add_memory(text, memory_id=record_id, memory_type="fact")
+        _supports(memory, "root", "x")
+        _supports(memory, "root", "z")
+        for source, target in (("y", "x"), ("w", "z"), ("v", "w")):
+            memory.link_records(source, "fact", target, "fact", "supersedes")
+        results = memory.search("Root pizza note.", max_results=10, num_hops=2)
+        text = _tree_of(results, "root").format_content()
+        assert "<record_id>x</record_id>" in text and texts["x"] not in text
+        assert texts["y"] in text
+        for left_out in ("z", "w"):
+            assert f"<record_id>{left_out}</record_id>" not in text
+            assert texts[left_out] not in text
