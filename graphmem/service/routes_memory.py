@@ -185,6 +185,8 @@ def delete_link(request: Request, relation_id: str) -> dict[str, Any]:
 def search(request: Request, body: SearchBody) -> dict[str, Any]:
     """Search memories (or a session's records) by meaning, keywords or both."""
     with as_session(body.session_id or ""):
+        if body.session_id is not None:  # a session that does not exist is a 404
+            _memory(request).get_thread(body.session_id)
         results = _memory(request).search(
             body.query,
             user_id=body.user_id,

@@ -98,3 +98,10 @@ def test_link_errors_name_the_body_fields(svc: Service) -> None:
     _refused(svc.call("POST", "/v1/links", json=blank), 400, "INVALID_ARGUMENT", "source_id: ")
     search = {"query": "tea", "session_id": " "}
     _refused(svc.call("POST", "/v1/search", json=search), 400, "INVALID_ARGUMENT", "session_id: ")
+
+
+def test_a_search_in_an_unknown_session_is_not_found(svc: Service) -> None:
+    answer = svc.call("POST", "/v1/search", json={"query": "x", "session_id": "nope"})
+    _refused(answer, 404, "NOT_FOUND", "session_id")
+    known = svc.call("POST", "/v1/search", json={"query": "x", "session_id": "s"})
+    assert known.status_code == 200 and known.json()["count"] == 0
