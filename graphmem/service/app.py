@@ -7,9 +7,12 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from graphmem import __version__
 from graphmem.service import routes_memory, routes_prompts, routes_sessions
+from graphmem.service.auth import caller_role
 from graphmem.service.blocks import BlockService
 from graphmem.service.config import ServiceConfig
 from graphmem.service.errors import error_response, install_error_handlers
@@ -32,8 +35,9 @@ def _too_large(limit: int) -> Response:
 
 def _limit_body(app: FastAPI, limit: int) -> None:
     """Refuse bodies over ``limit`` bytes (by Content-Length, then as they stream in),
-    and bodies that are not JSON; a request to a ``/v1`` route without any
-    credential is refused first (401), whatever its body."""
+    and bodies that are not JSON; a request to a ``/v1`` route without a
+    credential, or with one that does not verify, is refused first (401),
+    whatever its body."""
 
     @app.middleware("http")
     async def check_body(
@@ -41,14 +45,14 @@ def _limit_body(app: FastAPI, limit: int) -> None:
     ) -> Response:
         if request.method not in _BODY_METHODS:
             return await call_next(request)
-        if request.url.path.startswith("/v1/") and not request.headers.get("authorization"):
-            # no credential at all: 401 before anything about the body
-            return error_response(
-                "UNAUTHENTICATED",
-                "send 'Authorization: Bearer <API key or token>'",
-                401,
-                **{"WWW-Authenticate": "Bearer"},
-            )
+        if request.url.path.startswith("/v1/"):
+            # no credential, or one that does not verify: 401 before the body
+            try:
+                await run_in_threadpool(caller_role, request)  # a key is a store read
+            except HTTPException as exc:
+                return error_response(
+                    "UNAUTHENTICATED", str(exc.detail), 401, **{"WWW-Authenticate": "Bearer"}
+                )
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             return _too_large(limit)

@@ -129,9 +129,16 @@ def test_sql_in_text_is_stored_as_text(svc: Service) -> None:
         {"json": {"facts": ["x" * LIMIT]}},
     ],
 )
-def test_without_a_credential_the_answer_is_401_whatever_the_body(
-    svc: Service, kwargs: dict[str, Any]
+@pytest.mark.parametrize(
+    "credential", [None, "Bearer gm_unknown_key", "Bearer not.a.jwt", "Basic dXNlcjpwdw=="]
+)
+def test_without_a_credential_that_verifies_the_answer_is_401_whatever_the_body(
+    svc: Service, kwargs: dict[str, Any], credential: str | None
 ) -> None:
-    answer = svc.http.request("POST", FACTS, **kwargs)
+    kwargs = dict(kwargs)
+    headers = dict(kwargs.pop("headers", {}))
+    if credential is not None:
+        headers["Authorization"] = credential
+    answer = svc.http.request("POST", FACTS, headers=headers, **kwargs)
     assert (answer.status_code, answer.json()["code"]) == (401, "UNAUTHENTICATED")
     assert answer.headers["www-authenticate"] == "Bearer"
