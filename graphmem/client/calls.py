@@ -6,7 +6,7 @@ The sync and async clients only send these; so both speak the same API.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -158,12 +158,25 @@ class Call:
         return cls("GET", path, read=lambda a: a["messages"])
 
     @classmethod
-    def context_card(cls, session_id: str, options: dict[str, Any]) -> Call:
+    def context_card(
+        cls,
+        session_id: str,
+        max_relevant_results: int | None,
+        min_relevant_results_by_type: Mapping[str, int] | None,
+        recent_message_count: int | None,
+        fallback_message_count: int | None,
+    ) -> Call:
+        """The card's options as query parameters (None: the service's default);
+        the minimums by type as a JSON object."""
+        options = {
+            "max_relevant_results": max_relevant_results,
+            "min_relevant_results_by_type": None
+            if min_relevant_results_by_type is None
+            else json.dumps(dict(min_relevant_results_by_type)),
+            "recent_message_count": recent_message_count,
+            "fallback_message_count": fallback_message_count,
+        }
         params = {k: v for k, v in options.items() if v is not None}
-        if "min_relevant_results_by_type" in params:
-            params["min_relevant_results_by_type"] = json.dumps(
-                params["min_relevant_results_by_type"]
-            )
         return cls("GET", f"/v1/sessions/{_seg(session_id)}/context_card", params=params)
 
     # memory blocks ----------------------------------------------------------------------

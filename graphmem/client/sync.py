@@ -325,15 +325,14 @@ class Session:
     ) -> dict[str, Any]:
         """The session's context card (``content``: its prompt text); the options
         of the embedded ``get_context_card``, the service's defaults when None."""
-        options = {
-            "max_relevant_results": max_relevant_results,
-            "min_relevant_results_by_type": None
-            if min_relevant_results_by_type is None
-            else dict(min_relevant_results_by_type),
-            "recent_message_count": recent_message_count,
-            "fallback_message_count": fallback_message_count,
-        }
-        result: dict[str, Any] = self._client._send(Call.context_card(self.session_id, options))
+        call = Call.context_card(
+            self.session_id,
+            max_relevant_results,
+            min_relevant_results_by_type,
+            recent_message_count,
+            fallback_message_count,
+        )
+        result: dict[str, Any] = self._client._send(call)
         return result
 
     def search(self, query: str, **options: Any) -> list[SearchHit]:
