@@ -9,7 +9,7 @@ do everything.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import jwt
 from fastapi import Request
@@ -24,6 +24,7 @@ READ = "read"
 ADMIN = "admin"
 _JWT_ROLES = {"ams_admin": ADMIN, "ams_ro": READ}
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
+_UNSET = object()
 
 
 def _unauthenticated(message: str) -> HTTPException:
@@ -57,9 +58,21 @@ def _jwt_role(request: Request, token: str) -> str | None:
 def caller_role(request: Request) -> str | None:
     """The verified caller's role (None: verified but holding no service role).
 
+    Verified once per request (the body check and the route's dependency both
+    ask): the role is kept in the request's state.
+
     Raises:
         HTTPException: 401 without a credential or with one that does not verify.
     """
+    known = getattr(request.state, "graphmem_role", _UNSET)
+    if known is not _UNSET:
+        return cast("str | None", known)
+    role = _verified_role(request)
+    request.state.graphmem_role = role
+    return role
+
+
+def _verified_role(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     token = token.strip()

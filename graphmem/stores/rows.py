@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from graphmem.core.validation import parse_time
@@ -27,10 +27,16 @@ def _time(value: Any) -> datetime | None:
         return None
     if isinstance(value, datetime):
         return value
-    try:
-        return parse_time(str(value))
-    except ValueError:
-        raise BackendError(f"a stored time is not ISO 8601 text: {str(value)[:60]!r}") from None
+    try:  # graphmem's own text, read on every row of a read-back: the direct parse first
+        parsed = datetime.fromisoformat(value)
+    except (TypeError, ValueError):  # a DBA's other ISO form (Python 3.10), or no time
+        try:
+            return parse_time(str(value))
+        except ValueError:
+            raise BackendError(f"a stored time is not ISO 8601 text: {str(value)[:60]!r}") from None
+    if parsed.tzinfo is timezone.utc:
+        return parsed
+    return parse_time(value)  # another offset, or none (UTC)
 
 
 def _json(value: Any) -> dict[str, Any]:
