@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -174,6 +174,16 @@ class _Checked:
     skipped: int = 0
 
 
+def _arguments(items: Sequence[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The lines' call arguments: without the creation time the export wrote."""
+    return [{k: v for k, v in item.items() if k != "created_at"} for _, item in items]
+
+
+def _times(items: Sequence[tuple[int, dict[str, Any]]]) -> list[datetime | None]:
+    """The creation time each line carries (the row keeps it), else None (the import's)."""
+    return [item.get("created_at") for _, item in items]
+
+
 def _resume_filter(memory: MemoryApi, batch: Batch, report: ImportReport) -> _Checked:
     """Drop the memories and messages already stored (before embedding them again)."""
     record_ids = _first_lines(batch.memories, "memory_id", True, report)
@@ -217,8 +227,18 @@ def _flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport) 
         relation_ids = _first_lines(batch.links, "relation_id", False, report)
         todo = _Checked(batch.memories, batch.links, batch.extras, record_ids, relation_ids)
     try:
-        new = memory._new_memories(item for _, item in todo.memories)
-        built = memory._new_links(item for _, item in todo.links)
+        new = [
+            m if at is None else replace(m, created_at=at)
+            for m, at in zip(
+                memory._new_memories(_arguments(todo.memories)), _times(todo.memories), strict=True
+            )
+        ]
+        built = [
+            (link if at is None else replace(link, created_at=at), source, target)
+            for (link, source, target), at in zip(
+                memory._new_links(_arguments(todo.links)), _times(todo.links), strict=True
+            )
+        ]
     except _STORE_ERRORS:
         raise
     except GraphMemError as exc:

@@ -79,6 +79,12 @@ class LineProblem(Exception):
         self.number = number
 
 
+def _created(item: Mapping[str, Any], now: datetime) -> datetime:
+    """The creation time the line carries (parsed by the line's reader), else ``now``."""
+    created = item.get("created_at")
+    return created if isinstance(created, datetime) else now
+
+
 def _profile(kind: str, item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
     pid = check_id(f"{kind}_id", item.get(f"{kind}_id"))
     information = item.get("information")
@@ -90,7 +96,11 @@ def _profile(kind: str, item: Mapping[str, Any], now: datetime) -> tuple[str, An
         )
     metadata = check_metadata("metadata", item.get("metadata"))
     return pid, Profile(
-        kind=kind, id=pid, information=information, metadata=metadata, created_at=now
+        kind=kind,
+        id=pid,
+        information=information,
+        metadata=metadata,
+        created_at=_created(item, now),
     )
 
 
@@ -130,6 +140,8 @@ def _thread(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
         topics=_topics(item.get("topics")),
         message_count=count,
         summarized_count=summarized,
+        # The import makes a new thread: its creation time tells it from an
+        # earlier thread of the same id (whose queued extraction jobs skip it).
         created_at=now,
         updated_at=now,
     )
@@ -157,7 +169,7 @@ def _message(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
         agent_id=None,
         metadata=check_metadata("metadata", item.get("metadata")),
         timestamp=check_timestamp("timestamp", item.get("timestamp")),
-        created_at=now,
+        created_at=_created(item, now),
         expires_at=expiry(now, check_ttl_days(item.get("ttl_days"))),
         embedding=_NO_VECTOR,
     )
@@ -173,7 +185,7 @@ def _version(pid: str, index: int, value: object, now: datetime) -> StoredVersio
         vid=check_non_negative(f"{where}.vid", value.get("vid")),
         text=check_prompt_text(value.get("prompt"), f"{where}.prompt"),
         archived=check_flag(f"{where}.archived", value.get("archived", False)),
-        created_at=now,
+        created_at=check_timestamp(f"{where}.created_at", value.get("created_at")) or now,
     )
 
 
@@ -200,7 +212,7 @@ def _prompt(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
         next_vid=following,
         archived=check_flag("archived", item.get("archived", False)),
         purging_since=None,
-        created_at=now,
+        created_at=_created(item, now),
         updated_at=now,
         version_count=len(versions),
     )

@@ -323,3 +323,34 @@ def test_an_export_leaves_out_the_links_of_expired_memories(tmp_path: Path, kind
     assert [link.id for link in target.list_record_links()] == ["kept"]
     source.close()
     target.close()
+
+
+def test_an_import_keeps_creation_times_so_capped_trees_keep_their_links() -> None:
+    """A capped tree keeps the earliest links; the import keeps which ones those are,
+    also when the whole file is one batch (one import time for every row)."""
+    times = iter(NOW + timedelta(seconds=s) for s in range(100))
+    source = GraphMemory(":memory:", clock=lambda: next(times))
+    source.add_memory("root", memory_id="r")
+    for name in ("a", "b", "c"):
+        source.add_memory(f"neighbour {name}", memory_id=name)
+    # created a, then b, then c, with relation ids in the other order
+    for name, relation in (("a", "z"), ("b", "y"), ("c", "x")):
+        source.link_records(name, "memory", "r", "memory", "supports", relation_id=relation)
+    dump = _export(source)
+    shown = source.tree("r", 1, 2)
+    assert [r.id for _, r in shown.linked_results] == ["a", "b"]
+    target = GraphMemory(":memory:", clock=lambda: NOW + timedelta(days=1))
+    target.import_jsonl(io.BytesIO(dump))
+    assert target.tree("r", 1, 2).linked_results == shown.linked_results
+    assert target.list_record_links() == source.list_record_links()
+    assert [m.created_at for m in target.list_memories()] == [
+        m.created_at for m in source.list_memories()
+    ]
+
+
+def test_an_import_refuses_a_creation_time_that_is_not_a_time() -> None:
+    line = json.dumps({"kind": "memory", "content": "x", "created_at": "yesterday"})
+    with GraphMemory(":memory:") as memory:
+        with pytest.raises(ImportLineError, match=r"line 1: created_at: is not ISO 8601"):
+            memory.import_jsonl(io.BytesIO(line.encode()))
+        assert memory.stats().memories == 0

@@ -50,27 +50,24 @@ def _store_with_threads(memory: GraphMemory) -> None:
 
 
 def _snapshot(memory: GraphMemory) -> dict[str, Any]:
-    """Everything an import carries over (creation and update times are the
-    importing store's own)."""
+    """Everything an import carries over: creation times too, except a thread's
+    (the import makes a new thread) and the update times (the import's own)."""
     threads = memory.list_threads()
     prompts = memory.list_prompts().prompts
     return {
-        "users": [p.model_dump(exclude={"created_at"}) for p in memory.list_users()],
-        "agents": [p.model_dump(exclude={"created_at"}) for p in memory.list_agents()],
+        "users": [p.model_dump() for p in memory.list_users()],
+        "agents": [p.model_dump() for p in memory.list_agents()],
         "threads": [t.model_dump(exclude={"created_at", "updated_at"}) for t in threads],
         "messages": [
-            m.model_dump(exclude={"created_at"})
-            for t in threads
-            for m in memory.get_thread(t.thread_id).get_messages()
+            m.model_dump() for t in threads for m in memory.get_thread(t.thread_id).get_messages()
         ],
         "memories": [
-            r.model_dump(exclude={"created_at", "invalidated_by"})
-            for r in memory.list_memories(limit=100)
+            r.model_dump(exclude={"invalidated_by"}) for r in memory.list_memories(limit=100)
         ],
-        "links": [link.model_dump(exclude={"created_at"}) for link in memory.list_record_links()],
-        "prompts": [p.model_dump(exclude={"created_at", "updated_at"}) for p in prompts],
+        "links": [link.model_dump() for link in memory.list_record_links()],
+        "prompts": [p.model_dump(exclude={"updated_at"}) for p in prompts],
         "versions": [
-            v.model_dump(exclude={"created_at"})
+            v.model_dump()
             for p in prompts
             for v in memory.list_prompt_versions(p.prompt_id).versions
         ],

@@ -18,10 +18,13 @@ Each line has a ``kind``:
   next text update takes), ``archived`` and ``versions``, a list of
   ``{"vid", "prompt", "archived"}``.
 
-Exports add read-only fields: ``status``, ``created_at``, ``updated_at`` and
+Exports add fields the library's calls do not take: ``status``, ``created_at``, ``updated_at`` and
 ``expires_at`` (and ``created_at`` in each prompt version). An import ignores
-the first three (status follows from the links; the importing store sets
-creation times) and turns ``expires_at`` into the remaining ``ttl_days``.
+``status`` (it follows from the links) and ``updated_at``, keeps ``created_at``
+(a memory's, link's, message's, user's, agent's and prompt version's: a
+link's creation time orders the linked-context tree, so ties break as before;
+a thread's line makes a new thread, created at the import) and turns
+``expires_at`` into the remaining ``ttl_days``.
 A file of only ``memory`` and ``link`` lines is the format of earlier versions.
 """
 
@@ -146,6 +149,9 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
             its ends' ids and types or its ``relation_type``.
         Expired: a memory or message whose ``expires_at`` is not after ``now``.
 
+    A ``created_at`` in the line comes back as a ``datetime`` (UTC), which the
+    import stores as the row's creation time.
+
     >>> from datetime import datetime, timezone
     >>> parse_line('{"kind": "memory", "content": "x", "status": "valid"}',
     ...            datetime(2026, 1, 1, tzinfo=timezone.utc))
@@ -173,8 +179,10 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
         raise InvalidArgumentError(", ".join(missing), f"{verb} required")
     expires = payload.pop("expires_at", None)
     payload.pop("status", None)
-    payload.pop("created_at", None)
     payload.pop("updated_at", None)
+    created = payload.pop("created_at", None)
+    if created is not None:
+        payload["created_at"] = check_timestamp("created_at", created)
     if expires is not None and kind in _EXPIRING and "ttl_days" not in payload:
         at = check_timestamp("expires_at", expires)
         assert at is not None
