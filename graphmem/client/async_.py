@@ -22,6 +22,8 @@ from graphmem.client.models import (
 from graphmem.client.sync import _transport_error, read_answer
 from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
+from graphmem.thread_models import Message
+from graphmem.threads.card_model import ContextCard
 
 __all__ = ["AsyncAgentMemoryClient", "AsyncSession"]
 
@@ -298,8 +300,12 @@ class AsyncSession:
         )
         return result
 
-    async def get_messages(self) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = await self._client._send(Call.get_messages(self.session_id))
+    async def get_messages(self, start: int | None = None, end: int | None = None) -> list[Message]:
+        """The session's messages in order, sliced like ``messages[start:end]``
+        (negative indexes count from the end), as the embedded thread's
+        ``get_messages`` gives them."""
+        call = Call.get_messages(self.session_id, start, end)
+        result: list[Message] = await self._client._send(call)
         return result
 
     async def get_context_card(
@@ -309,9 +315,10 @@ class AsyncSession:
         min_relevant_results_by_type: Mapping[str, int] | None = None,
         recent_message_count: int | None = None,
         fallback_message_count: int | None = None,
-    ) -> dict[str, Any]:
-        """The session's context card (``content``: its prompt text); the options
-        of the embedded ``get_context_card``, the service's defaults when None."""
+    ) -> ContextCard:
+        """The session's context card (``content``: its prompt text), as the
+        embedded ``get_context_card`` gives it, with its options (the service's
+        defaults when None)."""
         call = Call.context_card(
             self.session_id,
             max_relevant_results,
@@ -319,11 +326,14 @@ class AsyncSession:
             recent_message_count,
             fallback_message_count,
         )
-        result: dict[str, Any] = await self._client._send(call)
+        result: ContextCard = await self._client._send(call)
         return result
 
     async def search(self, query: str, **options: Any) -> list[SearchHit]:
         return await self._client.search(query, session_id=self.session_id, **options)
 
-    async def delete(self) -> None:
-        await self._client._send(Call.delete_session(self.session_id))
+    async def delete(self) -> int:
+        """Delete the session, its messages and the records scoped to it; returns
+        how many records were deleted."""
+        result: int = await self._client._send(Call.delete_session(self.session_id))
+        return result

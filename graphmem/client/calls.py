@@ -24,6 +24,8 @@ from graphmem.client.models import (
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
+from graphmem.thread_models import Message
+from graphmem.threads.card_model import ContextCard
 
 __all__ = ["Call", "memory_body"]
 
@@ -150,12 +152,20 @@ class Call:
 
     @classmethod
     def delete_session(cls, session_id: str) -> Call:
-        return cls("DELETE", f"/v1/sessions/{_seg(session_id)}")
+        path = f"/v1/sessions/{_seg(session_id)}"
+        return cls("DELETE", path, read=lambda a: a["deleted_records"])
 
     @classmethod
-    def get_messages(cls, session_id: str) -> Call:
-        path = f"/v1/sessions/{_seg(session_id)}/messages"
-        return cls("GET", path, read=lambda a: a["messages"])
+    def get_messages(cls, session_id: str, start: int | None, end: int | None) -> Call:
+        """The session's messages sliced like ``messages[start:end]`` (None: that
+        end of the list)."""
+        bounds = {"start": start, "end": end}
+        return cls(
+            "GET",
+            f"/v1/sessions/{_seg(session_id)}/messages",
+            params={k: v for k, v in bounds.items() if v is not None},
+            read=lambda a: [Message.model_validate(m) for m in a["messages"]],
+        )
 
     @classmethod
     def context_card(
@@ -177,7 +187,8 @@ class Call:
             "fallback_message_count": fallback_message_count,
         }
         params = {k: v for k, v in options.items() if v is not None}
-        return cls("GET", f"/v1/sessions/{_seg(session_id)}/context_card", params=params)
+        path = f"/v1/sessions/{_seg(session_id)}/context_card"
+        return cls("GET", path, params=params, read=ContextCard.model_validate)
 
     # memory blocks ----------------------------------------------------------------------
 

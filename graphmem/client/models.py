@@ -55,14 +55,28 @@ class MemoryBlock(BaseModel):
 
 
 class SessionInfo(BaseModel):
-    """A session (a thread) as stored."""
+    """A session (a thread) as stored: the fields of :class:`graphmem.ThreadInfo`,
+    with ``session_id`` for its ``thread_id``.
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    Attributes:
+        settings: the thread's persisted settings (JSON).
+        message_count: messages ever added (the next message's position).
+        summarized_count: ``message_count`` when the summary was last written.
+    """
+
+    model_config = ConfigDict(frozen=True)
 
     session_id: str
-    user_id: str | None
-    agent_id: str | None
+    user_id: str | None = None
+    agent_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
     summary: str | None = None
+    topics: tuple[str, ...] = ()
+    message_count: int = 0
+    summarized_count: int = 0
+    created_at: datetime
+    updated_at: datetime
 
 
 class SearchHit(BaseModel):

@@ -10,7 +10,6 @@ from typing import Any
 from graphmem.core.validation import check_content
 from graphmem.errors import InvalidArgumentError
 from graphmem.service.schemas import AddMemoryBody
-from graphmem.threads.messages import check_messages
 
 __all__ = ["block_text", "checked_content", "restarted", "summary_prompt", "turn_messages"]
 
@@ -44,6 +43,15 @@ def restarted(state: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"stale": stale} if stale else None
 
 
+def _check_text(where: str, text: str) -> None:
+    """A turn's text or a fact, checked as memory content; an error names it by its
+    place in the request's body (``messages[0].assistant_content``, ``facts[2]``)."""
+    try:
+        check_content(text)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(where, exc.detail) from exc
+
+
 def checked_content(body: AddMemoryBody) -> dict[str, Any]:
     """The block's content from the request, checked: raises before any write."""
     turns = [t.model_dump() for t in body.messages]
@@ -52,13 +60,11 @@ def checked_content(body: AddMemoryBody) -> dict[str, Any]:
             raise InvalidArgumentError(
                 f"messages[{i}]", "give user_content and/or assistant_content"
             )
-    if turns:
-        check_messages(turn_messages(turns))
+        for field in ("user_content", "assistant_content"):
+            if turn[field] is not None:
+                _check_text(f"messages[{i}].{field}", turn[field])
     for i, fact in enumerate(body.facts):
-        try:
-            check_content(fact)
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"facts[{i}]", exc.detail) from exc
+        _check_text(f"facts[{i}]", fact)
     if not turns and not body.facts:
         raise InvalidArgumentError("messages", "a block needs messages and/or facts")
     return {"messages": turns, "facts": list(body.facts)}

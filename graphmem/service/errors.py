@@ -77,17 +77,18 @@ def named_as(names: Mapping[str, str]) -> Iterator[None]:
         if type(exc) is not InvalidArgumentError or exc.argument not in names:
             raise
         raise InvalidArgumentError(names[exc.argument], exc.detail) from None
-    except NotFoundError as exc:
+    except (NotFoundError, ConflictError) as exc:
         head, sep, rest = str(exc).partition(": ")
-        if type(exc) is not NotFoundError or not sep or head not in names:
+        if type(exc) not in (NotFoundError, ConflictError) or not sep or head not in names:
             raise
-        raise NotFoundError(f"{names[head]}: {rest}") from None
+        raise type(exc)(f"{names[head]}: {rest}") from None
 
 
 @contextmanager
 def as_session(session_id: str) -> Iterator[None]:
     """:func:`named_as` for the service's word for a thread: errors about
-    ``thread_id`` name ``session_id``, and a missing thread is a missing session."""
+    ``thread_id`` name ``session_id``, a missing thread is a missing session and an
+    existing one an existing session."""
     try:
         with named_as({"thread_id": "session_id"}):
             yield
@@ -95,6 +96,10 @@ def as_session(session_id: str) -> Iterator[None]:
         if type(exc) is not NotFoundError or not str(exc).startswith("session_id:"):
             raise
         raise NotFoundError(f"session_id: no session {session_id!r}") from None
+    except ConflictError as exc:
+        if type(exc) is not ConflictError or not str(exc).startswith("session_id:"):
+            raise
+        raise ConflictError(f"session_id: a session {session_id!r} exists already") from None
 
 
 class ServiceError(GraphMemError):

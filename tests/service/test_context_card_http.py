@@ -78,6 +78,6 @@ def test_the_client_passes_the_card_options(served: Served) -> None:
         card = session.get_context_card(
             max_relevant_results=1, min_relevant_results_by_type={"guideline": 1}
         )
-        assert [r["record_type"] for r in card["relevant_records"]] == ["guideline"]
+        assert [r.record_type for r in card.relevant_records] == ["guideline"]
         with pytest.raises(ApiArgumentError, match="fallback_message_count"):
             session.get_context_card(fallback_message_count=0)

@@ -1,9 +1,10 @@
 """Ids and scopes over HTTP: ids that could never be used in a URL path are refused,
-blank ids too, a record of a session takes the session's user and agent, and errors
-under session routes name the session."""
+blank ids too, a record of a session takes the session's user and agent, errors
+under session routes name the session, and a block's errors name the body's field."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -82,6 +83,38 @@ def test_errors_under_session_routes_name_the_session(svc: Service) -> None:
         _refused(svc.call(method, path), 404, "NOT_FOUND", "session_id: no session 'nope'")
     too_long = {"user_id": "u", "session_id": "x" * 129}
     _refused(svc.call("POST", "/v1/sessions", json=too_long), 400, "INVALID_ARGUMENT", "session_id")
+    again = {"user_id": "u", "session_id": "s"}
+    _refused(
+        svc.call("POST", "/v1/sessions", json=again),
+        409,
+        "CONFLICT",
+        "session_id: a session 's' exists already",
+    )
+
+
+@pytest.mark.parametrize(
+    ("turns", "named"),
+    [
+        ([{"user_content": "hi", "assistant_content": "x" * 100_001}],
+         "messages[0].assistant_content: must be at most 100000 characters"),
+        ([{"user_content": "a"}, {"user_content": "b", "assistant_content": "  "}],
+         "messages[1].assistant_content: must contain some text"),
+        ([{"assistant_content": "a"}, {"user_content": " "}],
+         "messages[1].user_content: must contain some text"),
+        ([{"user_content": "a\ud800"}], "messages[0].user_content: is not valid Unicode"),
+        ([{"user_content": "a"}, {}], "messages[1]: give user_content and/or"),
+    ],
+)  # fmt: skip
+def test_a_block_error_names_the_turn_and_field_of_the_body(
+    svc: Service, turns: list[dict[str, str]], named: str
+) -> None:
+    block = {"messages": turns, "facts": ["Ships Friday."], "async_processing": False}
+    body = json.dumps(block).encode()  # ASCII: a lone surrogate travels escaped
+    headers = {**svc.headers(), "content-type": "application/json"}
+    answer = svc.http.post("/v1/sessions/s/memory", content=body, headers=headers)
+    _refused(answer, 400, "INVALID_ARGUMENT", named)
+    assert svc.memory.get_thread("s").get_messages() == []
+    assert svc.memory.list_memories() == []
 
 
 def test_link_errors_name_the_body_fields(svc: Service) -> None:

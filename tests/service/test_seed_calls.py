@@ -54,7 +54,7 @@ def test_seed_registry_and_session_calls(
     assert (response.prompt_id, response.resolved_vid) == ("support_tickets", 0)
     assert response.summary == "custom: " + prompt.prompt
     assert len(response.record_ids) == 2  # the user and assistant messages
-    assert [m["content"] for m in session.get_messages()] == [
+    assert [m.content for m in session.get_messages()] == [
         "My order #123 hasn't shipped.",
         "I'll look into that.",
     ]
