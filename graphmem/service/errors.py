@@ -141,10 +141,17 @@ def error_response(code: str, message: str, status: int, **headers: str) -> JSON
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
+_PLACES = frozenset({"body", "query", "path", "header", "cookie"})
+"""Where FastAPI found a value (the first element of an error's location)."""
+
+
 def _validation_message(errors: list[Any]) -> tuple[str, str]:
     first = errors[0] if errors else {}
     kind = str(first.get("type", ""))
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
+    loc = list(first.get("loc", ()))
+    if loc and loc[0] in _PLACES:  # "limit", not "query.limit": named as the caller sent it
+        loc = loc[1:]
+    where = ".".join(str(p) for p in loc) or "body"
     if kind == "json_invalid":
         return "MALFORMED_BODY", f"the body is not valid JSON: {first.get('msg', '')}"
     if kind == "extra_forbidden":

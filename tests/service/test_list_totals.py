@@ -133,10 +133,11 @@ def test_a_bad_page_is_invalid_argument(svc: Service) -> None:
     body = {"content": "Note a.", "memory_id": "a", "user_id": "u1"}
     assert svc.call("POST", "/v1/memories", json=body).status_code == 201
     for path in ("/v1/users", "/v1/sessions", "/v1/memories/a/links"):
-        for params, argument in (({"limit": 0}, "limit"), ({"offset": -1}, "offset")):
+        cases = (({"limit": 0}, "limit"), ({"offset": -1}, "offset"), ({"limit": "x"}, "limit"))
+        for params, argument in cases:
             answer = svc.call("GET", path, params=params)
             assert (answer.status_code, answer.json()["code"]) == (400, "INVALID_ARGUMENT")
-            assert answer.json()["message"].startswith(argument), (path, answer.text)
+            assert answer.json()["message"].startswith(f"{argument}: "), (path, answer.text)
 
 
 def test_a_page_and_its_total_are_read_in_one_transaction(
