@@ -54,7 +54,8 @@ class Embedder:
     Args:
         model: the provider's model id, e.g. ``"text-embedding-3-small"``; or ``local/...``.
         api_base: the API root, e.g. ``"https://api.openai.com/v1"``.
-        api_key: bearer token; never logged nor shown in errors.
+        api_key: bearer token; never logged nor shown in errors. Surrounding whitespace
+            is stripped; a control or non-ASCII character is an InvalidArgumentError.
         embedding_dimension: the expected vector length; also sent as ``dimensions``
             (models that can shorten their vectors honour it).
         normalize: L2-normalise a server's vectors (default True); the local model's

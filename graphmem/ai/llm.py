@@ -69,7 +69,8 @@ class Llm:
     Args:
         model: the provider's model id, e.g. ``"gpt-4o-mini"`` or ``"llama3.1"``.
         api_base: the API root, e.g. ``"https://api.openai.com/v1"``.
-        api_key: bearer token; never logged nor shown in errors.
+        api_key: bearer token; never logged nor shown in errors. Surrounding whitespace
+            is stripped; a control or non-ASCII character is an InvalidArgumentError.
         temperature: sampling temperature (0 for repeatable answers).
         max_tokens: cap on the reply's tokens (None: the server's default).
         max_concurrent_requests: requests in flight at once from sync calls, and

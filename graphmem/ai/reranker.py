@@ -24,7 +24,8 @@ class Reranker:
     Args:
         model: the provider's reranker id, e.g. ``"BAAI/bge-reranker-v2-m3"``.
         api_base: the API root, e.g. ``"http://localhost:8000/v1"``.
-        api_key: bearer token; never logged nor shown in errors.
+        api_key: bearer token; never logged nor shown in errors. Surrounding whitespace
+            is stripped; a control or non-ASCII character is an InvalidArgumentError.
         timeout: seconds per connect / read.
         max_retries: retries on 429, 5xx, timeouts and connection errors.
 
