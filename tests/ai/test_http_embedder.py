@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from graphmem import Embedder, GraphMemError, GraphMemory, HashingEmbedder, ModelError
+from graphmem.core.budget import estimate_tokens
 from graphmem.errors import InvalidArgumentError
 from graphmem.testing import Fault, ModelServer
 
@@ -42,6 +43,26 @@ def test_embedder_http_batches_keep_order(server: ModelServer) -> None:
     texts = [f"text number {i}" for i in range(5)]
     vectors = _embedder(server, batch_size=2).embed(texts)
     assert [len(r.body["input"]) for r in server.requests_to("embeddings")] == [2, 2, 1]
+    np.testing.assert_allclose(vectors, HashingEmbedder(dim=16).embed(texts), atol=1e-6)
+
+
+def test_embedder_http_batches_bounded_by_tokens(server: ModelServer) -> None:
+    """A batch closes at ``max_batch_tokens`` estimated tokens (four characters a
+    token) before ``batch_size``; a text over the bound goes alone."""
+    texts = [f"{i} " + "x" * 38 for i in range(5)] + ["long " + "y" * 400, "last"]
+    vectors = _embedder(server, batch_size=4, max_batch_tokens=25).embed(texts)
+    sent = [r.body["input"] for r in server.requests_to("embeddings")]
+    assert sent == [texts[0:2], texts[2:4], texts[4:5], texts[5:6], texts[6:7]]
+    np.testing.assert_allclose(vectors, HashingEmbedder(dim=16).embed(texts), atol=1e-6)
+
+
+def test_embedder_http_default_batches_under_openai_token_limit(server: ModelServer) -> None:
+    texts = [f"note {i} " + "lorem ipsum dolor sit amet " * 185 for i in range(256)]
+    vectors = _embedder(server).embed(texts)
+    requests = server.requests_to("embeddings")
+    assert len(requests) > 1
+    assert all(sum(estimate_tokens(t) for t in r.body["input"]) < 300_000 for r in requests)
+    assert [t for r in requests for t in r.body["input"]] == texts
     np.testing.assert_allclose(vectors, HashingEmbedder(dim=16).embed(texts), atol=1e-6)
 
 
@@ -194,6 +215,8 @@ def test_embedder_http_key_accepted(server: ModelServer) -> None:
         ("api_base", {"api_base": "ftp://example"}),
         ("embedding_dimension", {"embedding_dimension": 0}),
         ("batch_size", {"batch_size": 0}),
+        ("max_batch_tokens", {"max_batch_tokens": 0}),
+        ("max_batch_tokens", {"max_batch_tokens": True}),
         ("max_retries", {"max_retries": -1}),
         ("timeout", {"timeout": 0}),
         ("query_prefix", {"query_prefix": 3}),
