@@ -213,8 +213,12 @@ class Embedder:
             raise self._client.fail(200, "answer has no 'data' list of embeddings")
         if len(data) != count:
             raise self._client.fail(200, f"{len(data)} vectors for {count} texts")
-        ordered = sorted(data, key=lambda item: item.get("index", -1))
-        if [item.get("index") for item in ordered] != list(range(count)):
+        for item in data:
+            index = item.get("index")
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise self._client.fail(200, f"embedding index {index!r} is not an int")
+        ordered = sorted(data, key=lambda item: int(item["index"]))
+        if [item["index"] for item in ordered] != list(range(count)):
             raise self._client.fail(200, "embedding indexes are not 0..n-1")
         rows = [item.get("embedding") for item in ordered]
         if not all(isinstance(row, list) and row for row in rows):

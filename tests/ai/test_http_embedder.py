@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -189,6 +190,23 @@ def test_embedder_http_non_finite(server: ModelServer) -> None:
     server.non_finite()
     with pytest.raises(ModelError, match="non-finite"):
         _embedder(server).embed(["a", "b"])
+
+
+@pytest.mark.parametrize("index", [None, "1", 1.0, True, [1]])
+def test_embedder_http_index_not_an_int_is_model_error(server: ModelServer, index: object) -> None:
+    data = [{"index": 0, "embedding": [1.0, 0.0]}, {"index": index, "embedding": [0.0, 1.0]}]
+    server.inject("embeddings", Fault(body=json.dumps({"data": data})))
+    with pytest.raises(ModelError, match="is not an int") as caught:
+        _embedder(server, max_retries=0).embed(["a", "b"])
+    assert caught.value.status == 200
+
+
+def test_embedder_http_index_missing_is_model_error(server: ModelServer) -> None:
+    data = [{"index": 0, "embedding": [1.0, 0.0]}, {"embedding": [0.0, 1.0]}]
+    server.inject("embeddings", Fault(body=json.dumps({"data": data})))
+    with pytest.raises(ModelError) as caught:
+        _embedder(server, max_retries=0).embed(["a", "b"])
+    assert caught.value.status == 200
 
 
 def test_embedder_http_api_key_never_in_errors() -> None:
