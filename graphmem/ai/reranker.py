@@ -1,4 +1,9 @@
-"""``Reranker``: the common ``/rerank`` API (Cohere, Jina, vLLM, TEI, LiteLLM shape)."""
+"""``Reranker``: the common ``/rerank`` API (the Cohere / Jina shape: Cohere v2, Jina,
+vLLM, a LiteLLM proxy).
+
+Hugging Face TEI's ``/rerank`` takes ``{"query", "texts"}`` and answers a bare
+list, so it does not speak this shape.
+"""
 
 from __future__ import annotations
 
