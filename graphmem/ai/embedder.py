@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,9 +11,15 @@ import numpy.typing as npt
 
 from graphmem.ai.http import JsonClient, RetryPolicy
 from graphmem.ai.local import LOCAL_MODEL, LocalEmbedder
+from graphmem.core.budget import estimate_tokens
 from graphmem.errors import InvalidArgumentError
 
-__all__ = ["Embedder"]
+__all__ = ["DEFAULT_MAX_BATCH_TOKENS", "Embedder"]
+
+DEFAULT_MAX_BATCH_TOKENS = 200_000
+"""Estimated tokens per ``/embeddings`` request: OpenAI refuses more than 300,000
+summed over one request's inputs, and the estimate (four characters a token)
+undercounts code and most non-English text, hence the margin."""
 
 _LOCAL_NAMES = frozenset({"local", "local/default", LOCAL_MODEL})
 
@@ -24,6 +30,26 @@ def _check_texts(texts: object) -> list[str]:
     if not all(isinstance(t, str) for t in texts):
         raise InvalidArgumentError("texts", "must be a sequence of strings")
     return list(texts)
+
+
+def _batches(texts: list[str], max_count: int, max_tokens: int) -> Iterator[list[str]]:
+    """``texts`` in order, in runs of at most ``max_count`` texts and ``max_tokens``
+    estimated tokens; a text over ``max_tokens`` goes alone.
+
+    >>> [len(b) for b in _batches(["a" * 40, "b" * 40, "c" * 400, "d"], 3, 25)]
+    [2, 1, 1]
+    """
+    batch: list[str] = []
+    tokens = 0
+    for text in texts:
+        size = estimate_tokens(text)
+        if batch and (len(batch) == max_count or tokens + size > max_tokens):
+            yield batch
+            batch, tokens = [], 0
+        batch.append(text)
+        tokens += size
+    if batch:
+        yield batch
 
 
 def _local_dimension(model: str, embedding_dimension: int | None) -> int:
@@ -47,14 +73,16 @@ class Embedder:
     ``model=None`` or a ``local/...`` name selects the in-process WordLlama
     model (no network, no key). Any other name is sent to ``api_base +
     "/embeddings"`` (OpenAI, Ollama, vLLM, LM Studio, a LiteLLM proxy...).
-    Texts go in batches of ``batch_size``; each answer must hold exactly one
+    A request carries at most ``batch_size`` texts and ``max_batch_tokens``
+    estimated tokens, whichever comes first; each answer must hold exactly one
     finite vector per text, all of one dimension (``embedding_dimension`` when
     given), else :class:`~graphmem.errors.ModelError`.
 
     Args:
         model: the provider's model id, e.g. ``"text-embedding-3-small"``; or ``local/...``.
         api_base: the API root, e.g. ``"https://api.openai.com/v1"``.
-        api_key: bearer token; never logged nor shown in errors.
+        api_key: bearer token; never logged nor shown in errors. Surrounding whitespace
+            is stripped; a control or non-ASCII character is an InvalidArgumentError.
         embedding_dimension: the expected vector length; also sent as ``dimensions``
             (models that can shorten their vectors honour it).
         normalize: L2-normalise a server's vectors (default True); the local model's
@@ -65,6 +93,9 @@ class Embedder:
         timeout: seconds per connect / read; see :class:`~graphmem.ai.http.RetryPolicy`.
         max_retries: retries on 429, 5xx, timeouts and connection errors.
         batch_size: texts per request.
+        max_batch_tokens: estimated tokens per request
+            (:func:`~graphmem.core.budget.estimate_tokens`, four characters a token);
+            a longer text goes alone. Default :data:`DEFAULT_MAX_BATCH_TOKENS`.
 
     Attributes:
         name: the model identity a store records (``local/...`` or ``model``).
@@ -88,6 +119,7 @@ class Embedder:
         timeout: float = 60.0,
         max_retries: int = 3,
         batch_size: int = 256,
+        max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
     ) -> None:
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise InvalidArgumentError("model", "must be a non-empty string or None")
@@ -105,10 +137,17 @@ class Embedder:
                 raise InvalidArgumentError(argument, "must be a string")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidArgumentError("batch_size", "must be a positive int")
+        if (
+            isinstance(max_batch_tokens, bool)
+            or not isinstance(max_batch_tokens, int)
+            or max_batch_tokens < 1
+        ):
+            raise InvalidArgumentError("max_batch_tokens", "must be a positive int")
         self.normalize = bool(normalize)
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self.batch_size = batch_size
+        self.max_batch_tokens = max_batch_tokens
         self._local: LocalEmbedder | None = None
         self._client: JsonClient | None = None
         if model is None or model == "local" or model.startswith("local/"):
@@ -151,8 +190,8 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
         parts = [
-            self._request(texts[start : start + self.batch_size])
-            for start in range(0, len(texts), self.batch_size)
+            self._request(batch)
+            for batch in _batches(texts, self.batch_size, self.max_batch_tokens)
         ]
         vectors = np.concatenate(parts)
         if self.normalize:
@@ -174,8 +213,12 @@ class Embedder:
             raise self._client.fail(200, "answer has no 'data' list of embeddings")
         if len(data) != count:
             raise self._client.fail(200, f"{len(data)} vectors for {count} texts")
-        ordered = sorted(data, key=lambda item: item.get("index", -1))
-        if [item.get("index") for item in ordered] != list(range(count)):
+        for item in data:
+            index = item.get("index")
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise self._client.fail(200, f"embedding index {index!r} is not an int")
+        ordered = sorted(data, key=lambda item: int(item["index"]))
+        if [item["index"] for item in ordered] != list(range(count)):
             raise self._client.fail(200, "embedding indexes are not 0..n-1")
         rows = [item.get("embedding") for item in ordered]
         if not all(isinstance(row, list) and row for row in rows):

@@ -4,8 +4,9 @@ Every adapter (embedder, LLM, reranker) posts a JSON body to one path under
 ``api_base`` and reads a JSON answer. A 429, a 5xx, a timeout or a failed
 connection is retried with exponential backoff (``Retry-After`` is honoured up
 to the backoff cap); any other status, and an answer that is not JSON, fails at
-once. Failures become :class:`~graphmem.errors.ModelError`; the API key is
-sent only in the ``Authorization`` header and scrubbed from every message.
+once, and so does a request httpx cannot even form. Failures become
+:class:`~graphmem.errors.ModelError`; the API key is sent only in the
+``Authorization`` header and scrubbed from every message, escaped forms included.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import httpx
 
 from graphmem.errors import InvalidArgumentError, ModelError
 
-__all__ = ["JsonClient", "RetryPolicy", "check_api_base"]
+__all__ = ["JsonClient", "RetryPolicy", "check_api_base", "check_api_key"]
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _MESSAGE_LIMIT = 500
@@ -72,6 +73,42 @@ def check_api_base(api_base: object) -> str:
     return api_base.rstrip("/")
 
 
+def check_api_key(api_key: object) -> str | None:
+    """``api_key`` without surrounding whitespace (a key read from a file often ends
+    in a newline); None or a blank key is None.
+
+    Raises:
+        InvalidArgumentError: not a string, or a control or non-ASCII character
+            inside; the message gives its position, never the key.
+    """
+    if api_key is None:
+        return None
+    if not isinstance(api_key, str):
+        raise InvalidArgumentError("api_key", "must be a string or None")
+    key = api_key.strip()
+    for position, char in enumerate(key):
+        if not " " <= char <= "~":
+            raise InvalidArgumentError(
+                "api_key",
+                f"must hold printable ASCII characters only; character {position} "
+                "(after stripping surrounding whitespace) is a control or non-ASCII character",
+            )
+    return key or None
+
+
+def _key_forms(key: str) -> tuple[str, ...]:
+    """``key`` as error text may show it: as is, and escaped by ``repr`` of the
+    string or of its bytes, or by JSON; longest first."""
+    forms = {
+        key,
+        repr(key)[1:-1],
+        repr(key.encode("utf-8"))[2:-1],
+        json.dumps(key)[1:-1],
+        key.encode("unicode_escape").decode("ascii"),
+    }
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
 def _provider_message(response: httpx.Response) -> str:
     """The provider's own explanation, from the usual error shapes or the raw text."""
     try:
@@ -110,7 +147,8 @@ class JsonClient:
 
     Args:
         api_base: e.g. ``https://api.openai.com/v1`` or ``http://localhost:11434/v1``.
-        api_key: sent as ``Authorization: Bearer ...``; None sends no header.
+        api_key: sent as ``Authorization: Bearer ...``; None sends no header. Surrounding
+            whitespace is stripped; see :func:`check_api_key`.
         policy: timeouts and retries.
         operation: names the caller in error messages, e.g. ``"embeddings"``.
     """
@@ -118,12 +156,11 @@ class JsonClient:
     def __init__(
         self, api_base: str, api_key: str | None, policy: RetryPolicy, operation: str
     ) -> None:
-        if api_key is not None and not isinstance(api_key, str):
-            raise InvalidArgumentError("api_key", "must be a string or None")
+        self._api_key = check_api_key(api_key)
+        self._key_forms = _key_forms(self._api_key) if self._api_key else ()
         self.api_base = check_api_base(api_base)
         self.policy = policy
         self.operation = operation
-        self._api_key = api_key or None
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
 
@@ -138,7 +175,9 @@ class JsonClient:
         return headers
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        for form in self._key_forms:
+            text = text.replace(form, "***")
+        return text
 
     def fail(self, status: int | None, provider_message: str) -> ModelError:
         """A :class:`ModelError` for this operation, with the key scrubbed."""
@@ -163,12 +202,14 @@ class JsonClient:
             snippet = response.text.strip()[:80]
             raise self.fail(status, f"answer is not JSON: {snippet!r}") from None
 
-    def _transport_error(self, exc: httpx.HTTPError) -> _Retry:
+    def _transport_error(self, exc: httpx.HTTPError) -> ModelError | _Retry:
         if isinstance(exc, httpx.TimeoutException):
             said = f"no answer within {self.policy.timeout:g} s ({type(exc).__name__})"
         else:
             said = f"{type(exc).__name__}: {exc}"
-        return _Retry(self.fail(None, said))
+        error = self.fail(None, said)
+        # A request httpx refuses to send (an illegal header, say) fails alike every time.
+        return error if isinstance(exc, httpx.LocalProtocolError) else _Retry(error)
 
     def _sync_client(self) -> httpx.Client:
         with self._lock:

@@ -69,7 +69,8 @@ class Llm:
     Args:
         model: the provider's model id, e.g. ``"gpt-4o-mini"`` or ``"llama3.1"``.
         api_base: the API root, e.g. ``"https://api.openai.com/v1"``.
-        api_key: bearer token; never logged nor shown in errors.
+        api_key: bearer token; never logged nor shown in errors. Surrounding whitespace
+            is stripped; a control or non-ASCII character is an InvalidArgumentError.
         temperature: sampling temperature (0 for repeatable answers).
         max_tokens: cap on the reply's tokens (None: the server's default).
         max_concurrent_requests: requests in flight at once from sync calls, and
@@ -157,12 +158,15 @@ class Llm:
             raise self._client.fail(200, "answer has no choices[0].message.content string")
         return content
 
-    def _falls_back(self, error: ModelError, schema: Mapping[str, Any] | None) -> bool:
+    def _falls_back(
+        self, error: ModelError, schema: Mapping[str, Any] | None, schema_mode: bool
+    ) -> bool:
         """Whether ``error`` is the server refusing ``json_schema`` itself (then it
         is not asked for it again): a 415 or 501, or a 400, 404 or 422 whose message
         names the feature. Another 400 (a prompt over the context length, say) is
-        this call's failure only."""
-        if schema is None or not self._schema_mode or error.status not in _SCHEMA_REFUSED:
+        this call's failure only. ``schema_mode`` is how the failed request asked:
+        requests in flight together each retry in JSON mode, whichever failed first."""
+        if schema is None or not schema_mode or error.status not in _SCHEMA_REFUSED:
             return False
         said = error.provider_message.lower()
         if error.status in (415, 501) or any(word in said for word in _SCHEMA_WORDS):
@@ -187,7 +191,7 @@ class Llm:
                     "/chat/completions", self._payload(checked, json_schema, mode)
                 )
             except ModelError as error:
-                if not self._falls_back(error, json_schema):
+                if not self._falls_back(error, json_schema, mode):
                     raise
                 answer = self._client.post(
                     "/chat/completions", self._payload(checked, json_schema, False)
@@ -213,7 +217,7 @@ class Llm:
                     "/chat/completions", self._payload(checked, json_schema, mode)
                 )
             except ModelError as error:
-                if not self._falls_back(error, json_schema):
+                if not self._falls_back(error, json_schema, mode):
                     raise
                 answer = await self._client.apost(
                     "/chat/completions", self._payload(checked, json_schema, False)

@@ -1,4 +1,9 @@
-"""``Reranker``: the common ``/rerank`` API (Cohere, Jina, vLLM, TEI, LiteLLM shape)."""
+"""``Reranker``: the common ``/rerank`` API (the Cohere / Jina shape: Cohere v2, Jina,
+vLLM, a LiteLLM proxy).
+
+Hugging Face TEI's ``/rerank`` takes ``{"query", "texts"}`` and answers a bare
+list, so it does not speak this shape.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ class Reranker:
     Args:
         model: the provider's reranker id, e.g. ``"BAAI/bge-reranker-v2-m3"``.
         api_base: the API root, e.g. ``"http://localhost:8000/v1"``.
-        api_key: bearer token; never logged nor shown in errors.
+        api_key: bearer token; never logged nor shown in errors. Surrounding whitespace
+            is stripped; a control or non-ASCII character is an InvalidArgumentError.
         timeout: seconds per connect / read.
         max_retries: retries on 429, 5xx, timeouts and connection errors.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from graphmem import Embedder, GraphMemError, GraphMemory, HashingEmbedder, ModelError
+from graphmem.core.budget import estimate_tokens
 from graphmem.errors import InvalidArgumentError
 from graphmem.testing import Fault, ModelServer
 
@@ -42,6 +44,26 @@ def test_embedder_http_batches_keep_order(server: ModelServer) -> None:
     texts = [f"text number {i}" for i in range(5)]
     vectors = _embedder(server, batch_size=2).embed(texts)
     assert [len(r.body["input"]) for r in server.requests_to("embeddings")] == [2, 2, 1]
+    np.testing.assert_allclose(vectors, HashingEmbedder(dim=16).embed(texts), atol=1e-6)
+
+
+def test_embedder_http_batches_bounded_by_tokens(server: ModelServer) -> None:
+    """A batch closes at ``max_batch_tokens`` estimated tokens (four characters a
+    token) before ``batch_size``; a text over the bound goes alone."""
+    texts = [f"{i} " + "x" * 38 for i in range(5)] + ["long " + "y" * 400, "last"]
+    vectors = _embedder(server, batch_size=4, max_batch_tokens=25).embed(texts)
+    sent = [r.body["input"] for r in server.requests_to("embeddings")]
+    assert sent == [texts[0:2], texts[2:4], texts[4:5], texts[5:6], texts[6:7]]
+    np.testing.assert_allclose(vectors, HashingEmbedder(dim=16).embed(texts), atol=1e-6)
+
+
+def test_embedder_http_default_batches_under_openai_token_limit(server: ModelServer) -> None:
+    texts = [f"note {i} " + "lorem ipsum dolor sit amet " * 185 for i in range(256)]
+    vectors = _embedder(server).embed(texts)
+    requests = server.requests_to("embeddings")
+    assert len(requests) > 1
+    assert all(sum(estimate_tokens(t) for t in r.body["input"]) < 300_000 for r in requests)
+    assert [t for r in requests for t in r.body["input"]] == texts
     np.testing.assert_allclose(vectors, HashingEmbedder(dim=16).embed(texts), atol=1e-6)
 
 
@@ -170,6 +192,23 @@ def test_embedder_http_non_finite(server: ModelServer) -> None:
         _embedder(server).embed(["a", "b"])
 
 
+@pytest.mark.parametrize("index", [None, "1", 1.0, True, [1]])
+def test_embedder_http_index_not_an_int_is_model_error(server: ModelServer, index: object) -> None:
+    data = [{"index": 0, "embedding": [1.0, 0.0]}, {"index": index, "embedding": [0.0, 1.0]}]
+    server.inject("embeddings", Fault(body=json.dumps({"data": data})))
+    with pytest.raises(ModelError, match="is not an int") as caught:
+        _embedder(server, max_retries=0).embed(["a", "b"])
+    assert caught.value.status == 200
+
+
+def test_embedder_http_index_missing_is_model_error(server: ModelServer) -> None:
+    data = [{"index": 0, "embedding": [1.0, 0.0]}, {"embedding": [0.0, 1.0]}]
+    server.inject("embeddings", Fault(body=json.dumps({"data": data})))
+    with pytest.raises(ModelError) as caught:
+        _embedder(server, max_retries=0).embed(["a", "b"])
+    assert caught.value.status == 200
+
+
 def test_embedder_http_api_key_never_in_errors() -> None:
     secret = "sk-live-0123456789abcdef"
     with ModelServer(api_key="the-right-key") as server:
@@ -194,6 +233,8 @@ def test_embedder_http_key_accepted(server: ModelServer) -> None:
         ("api_base", {"api_base": "ftp://example"}),
         ("embedding_dimension", {"embedding_dimension": 0}),
         ("batch_size", {"batch_size": 0}),
+        ("max_batch_tokens", {"max_batch_tokens": 0}),
+        ("max_batch_tokens", {"max_batch_tokens": True}),
         ("max_retries", {"max_retries": -1}),
         ("timeout", {"timeout": 0}),
         ("query_prefix", {"query_prefix": 3}),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -202,3 +204,39 @@ def test_llm_bad_messages(server: ModelServer, messages: object) -> None:
     with pytest.raises(InvalidArgumentError, match="messages"):
         _llm(server).chat(messages)  # type: ignore[arg-type]
     assert server.requests == []
+
+
+class _RefusingTogether(ModelServer):
+    """Refuses json_schema only once ``together`` such requests are in flight at once,
+    so every one of them is refused while the others are still waiting."""
+
+    def __init__(self, together: int) -> None:
+        super().__init__(json_schema=False)
+        self._barrier = threading.Barrier(together, timeout=30)
+
+    def _chat(self, body: dict[str, Any]) -> tuple[int, Any]:
+        if (body.get("response_format") or {}).get("type") == "json_schema":
+            self._barrier.wait()
+        return super()._chat(body)
+
+
+def test_llm_concurrent_calls_all_fall_back_to_json_mode() -> None:
+    with _RefusingTogether(4) as server:
+        server.add_rule(lambda body: True, GOOD)
+        llm = _llm(server, max_retries=0)
+        with ThreadPoolExecutor(4) as pool:
+            futures = [pool.submit(llm.structured, "q", Answer) for _ in range(4)]
+            assert [f.result().city for f in futures] == ["Denver"] * 4
+        kinds = [r.body["response_format"]["type"] for r in server.requests_to("chat/completions")]
+    assert sorted(kinds) == ["json_object"] * 4 + ["json_schema"] * 4
+
+
+def test_llm_concurrent_async_calls_all_fall_back_to_json_mode() -> None:
+    with _RefusingTogether(4) as server:
+        server.add_rule(lambda body: True, GOOD)
+        llm = _llm(server, max_retries=0)
+
+        async def many() -> list[Answer]:
+            return list(await asyncio.gather(*(llm.astructured("q", Answer) for _ in range(4))))
+
+        assert [a.city for a in asyncio.run(many())] == ["Denver"] * 4
