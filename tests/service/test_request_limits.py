@@ -12,7 +12,7 @@ from graphmem.errors import InvalidArgumentError
 from graphmem.service import ServiceConfig
 from graphmem.service.config import DEFAULT_MAX_SEARCH_RESULTS
 
-from .inproc import Service
+from .inproc import ScriptedLlm, Service
 
 
 @pytest.fixture
@@ -63,3 +63,49 @@ def test_search_ceiling_is_a_service_setting() -> None:
 def test_service_config_refuses_a_ceiling_below_one(ceiling: Any) -> None:
     with pytest.raises(InvalidArgumentError, match=r"^max_search_results: "):
         ServiceConfig(max_search_results=ceiling)
+
+
+@pytest.fixture
+def registry() -> Iterator[Service]:
+    service = Service(process_blocks=False, llm=ScriptedLlm())
+    service.session()
+    body = {"prompt_id": "p", "prompt": "Extract order numbers.", "description": "d"}
+    assert service.call("POST", "/v1/prompts", json=body).status_code == 201
+    yield service
+    service.close()
+
+
+@pytest.mark.parametrize("vid", [2**31, 2**63, 10**20])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "argument"),
+    [
+        ("GET", "/v1/prompts/p?vid={vid}", None, "vid"),
+        ("POST", "/v1/prompts/p/archive", {"vid": "{vid}"}, "vid"),
+        ("POST", "/v1/prompts/p/purge", {"vid": "{vid}"}, "vid"),
+        ("POST", "/v1/sessions/s/memory", {"facts": ["a"], "prompt_id": "p",
+                                           "prompt_vid": "{vid}", "async_processing": False},
+         "prompt_vid"),
+    ],
+)  # fmt: skip
+def test_a_prompt_version_past_the_largest_count_is_refused(
+    registry: Service, method: str, path: str, body: Any, argument: str, vid: int
+) -> None:
+    sent = None if body is None else {k: vid if v == "{vid}" else v for k, v in body.items()}
+    answer = registry.call(method, path.format(vid=vid), json=sent)
+    _refused(answer, argument)
+    assert answer.json()["message"].endswith(f"got {vid}")
+    assert registry.call("GET", "/v1/prompts/p").json()["version_count"] == 1
+
+
+def test_a_block_prompt_vid_below_zero_names_prompt_vid(registry: Service) -> None:
+    body = {"facts": ["a"], "prompt_id": "p", "prompt_vid": -1, "async_processing": False}
+    _refused(registry.call("POST", "/v1/sessions/s/memory", json=body), "prompt_vid")
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, '{"fact": ' + "9" * 5000 + "}"])
+def test_a_card_minimum_that_cannot_be_parsed_is_refused(svc: Service, value: str) -> None:
+    svc.session()
+    answer = svc.call(
+        "GET", "/v1/sessions/s/context_card", params={"min_relevant_results_by_type": value}
+    )
+    _refused(answer, "min_relevant_results_by_type")
