@@ -279,18 +279,26 @@ class ExploreOperations:
         between them by type, and of threads, messages, users, agents and prompts
         (one read transaction)."""
         self._check_open()
-        with self._store.transaction(write=False):
-            records = self.list_memories(limit=MAX_COUNT)
-            links = links_among(records, self.list_record_links())
-            others = other_counts(self._store, self._clock())
+        now = self._clock()
+        with self._store.transaction(write=False):  # counted by the store, not read
+            groups = self._store.count_memory_groups(now)
+            links = self._store.count_link_types(now)
+            others = other_counts(self._store, now)
+        by_type: Counter[str] = Counter()
+        by_status: Counter[str] = Counter()
+        by_user: Counter[str] = Counter()
+        for (record_type, status, user_id), count in groups.items():
+            by_type[record_type] += count
+            by_status[status] += count
+            by_user[user_id or ""] += count
         return StoreStats(
             **others,
-            memories=len(records),
-            links=len(links),
-            by_type=dict(sorted(Counter(r.record_type for r in records).items())),
-            by_status=dict(sorted(Counter(r.status for r in records).items())),
-            by_user=dict(sorted(Counter(r.user_id or "" for r in records).items())),
-            links_by_type=dict(sorted(Counter(link.relation_type for link in links).items())),
+            memories=sum(groups.values()),
+            links=sum(links.values()),
+            by_type=dict(sorted(by_type.items())),
+            by_status=dict(sorted(by_status.items())),
+            by_user=dict(sorted(by_user.items())),
+            links_by_type=dict(sorted(links.items())),
         )
 
     def to_networkx(self: MemoryApi) -> Any:

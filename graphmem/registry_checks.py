@@ -10,7 +10,12 @@ from graphmem.core.registry_rules import (
     prompt_id_problem,
     prompt_text_problem,
 )
-from graphmem.core.validation import check_metadata, check_non_negative, check_positive
+from graphmem.core.validation import (
+    MAX_COUNT,
+    check_metadata,
+    check_non_negative,
+    check_positive,
+)
 from graphmem.errors import InvalidArgumentError
 from graphmem.registry_errors import PromptArgumentError
 from graphmem.registry_models import Prompt
@@ -73,20 +78,32 @@ def check_annotations(value: object) -> dict[str, Any] | None:
         raise PromptArgumentError("annotations", exc.detail) from exc
 
 
+def _is_version(value: object) -> bool:
+    """A version number: an int from 0 to MAX_COUNT (past it, no store holds one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
 def check_scope(value: object) -> int | None:
     """``vid``: ``"all"`` (None) or a version number."""
     if value == "all":
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise PromptArgumentError("vid", f'must be "all" or an integer >= 0; got {value!r}')
+    if not _is_version(value):
+        raise PromptArgumentError(
+            "vid", f'must be "all" or an integer from 0 to {MAX_COUNT}; got {value!r}'
+        )
+    assert isinstance(value, int)
     return value
 
 
-def check_vid(value: object) -> int | None:
+def check_vid(value: object, argument: str = "vid") -> int | None:
+    """A version number or None (the current version), named ``argument`` when refused."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise PromptArgumentError("vid", f"must be None or an integer >= 0; got {value!r}")
+    if not _is_version(value):
+        raise PromptArgumentError(
+            argument, f"must be None or an integer from 0 to {MAX_COUNT}; got {value!r}"
+        )
+    assert isinstance(value, int)
     return value
 
 

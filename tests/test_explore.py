@@ -107,3 +107,13 @@ def test_to_networkx_has_every_record_and_link(chain: GraphMemory) -> None:
     assert graph.nodes["a"]["status"] == "invalid"
     assert sorted(k for _, _, k in graph.edges(keys=True)) == ["l1", "l2", "l3"]
     assert graph.edges["b", "a", "l1"]["relation_type"] == "supersedes"
+
+
+def test_stats_builds_no_records(chain: GraphMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("stats read records instead of counting them")
+
+    for name in ("list_memories", "get_memories", "scan_memories", "list_links", "get_links"):
+        monkeypatch.setattr(chain._store, name, refuse)
+    stats = chain.stats()
+    assert (stats.memories, stats.links, stats.by_type) == (4, 3, {"memory": 4})

@@ -225,6 +225,7 @@ def _workload(store: GraphMemory) -> None:
     store.list_record_links("b", "supports")
     assert store.count_record_links() == 3
     assert store.count_record_links("b", "supports") == 1
+    assert (store.stats().memories, store.stats().links) == (4, 3)
     store.export_jsonl(io.StringIO(), threads=False, prompts=False)
     # b's second level (d through c, e through a) exceeds its last place: trim-level-root
     store.add_memory("end tea", memory_id="e", user_id="u")

@@ -115,7 +115,7 @@ def _where(pairs: tuple[str, ...]) -> dict[str, Any] | None:
             raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--where")
         try:
             found[key] = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON (or too deep to parse): text
             found[key] = text
     return found or None
 
@@ -139,6 +139,10 @@ def json_object(text: str | None, option: str) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"is not JSON: {exc.msg}", param_hint=option) from None
+    except (ValueError, RecursionError):  # json.loads refuses these without a JSONDecodeError
+        raise click.BadParameter(
+            "is not JSON: nested too deeply, or a number too long", param_hint=option
+        ) from None
     if not isinstance(value, dict):
         raise click.BadParameter("must be a JSON object", param_hint=option)
     return value

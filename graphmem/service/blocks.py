@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.core.registry_rules import DEFAULT_PROMPT_ID
 from graphmem.core.validation import check_id, utc_now
 from graphmem.errors import GraphMemError, InvalidArgumentError, NotFoundError
+from graphmem.registry_checks import check_vid
 from graphmem.registry_errors import PromptArgumentError, PromptNotFoundError
 from graphmem.service.block_content import (
     block_text,
@@ -93,7 +94,7 @@ class BlockService(BlockWorker):
                 "semantic extraction is disabled: the server has no LLM configured",
                 code="PROMPT_EXTRACTION_DISABLED",
             )
-        self.memory.resolve_prompt(prompt_id, prompt_vid)
+        self.memory.resolve_prompt(prompt_id, check_vid(prompt_vid, "prompt_vid"))
         return prompt_id, prompt_vid
 
     def _session(self, session_id: str) -> None:

@@ -9,10 +9,22 @@ from dataclasses import dataclass
 from graphmem.ai import Embedder, Llm
 from graphmem.errors import InvalidArgumentError
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "ModelSettings", "ServiceConfig", "embedder_from", "llm_from"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_SEARCH_RESULTS",
+    "ModelSettings",
+    "ServiceConfig",
+    "embedder_from",
+    "llm_from",
+]
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 """The largest request body the service reads (1 MiB); larger ones get a 413."""
+
+DEFAULT_MAX_SEARCH_RESULTS = 100
+"""The largest ``max_results`` a ``POST /v1/search`` may ask for; more is a 400.
+Each result carries its linked records too (up to 100 of them with ``num_hops``),
+so this bounds an answer at about 10,000 rendered records."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +82,21 @@ class ServiceConfig:
             RS256/ES256); None: only API keys are accepted.
         jwt_algorithms: the accepted JWT signature algorithms.
         max_body_bytes: a larger request body is refused with 413.
+        max_search_results: a search asking for more results (``max_results``)
+            is refused with 400 ``INVALID_ARGUMENT`` (>= 1).
         process_blocks: run the background worker that processes queued blocks.
+
+    Raises:
+        InvalidArgumentError: ``max_search_results`` is not a whole number >= 1.
     """
 
     jwt_key: str | None = None
     jwt_algorithms: tuple[str, ...] = ("HS256",)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_search_results: int = DEFAULT_MAX_SEARCH_RESULTS
     process_blocks: bool = True
+
+    def __post_init__(self) -> None:
+        limit = self.max_search_results
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidArgumentError("max_search_results", f"must be an int >= 1, got {limit!r}")

@@ -183,7 +183,15 @@ def delete_link(request: Request, relation_id: str) -> dict[str, Any]:
 
 @router.post("/search", dependencies=_read)
 def search(request: Request, body: SearchBody) -> dict[str, Any]:
-    """Search memories (or a session's records) by meaning, keywords or both."""
+    """Search memories (or a session's records) by meaning, keywords or both.
+
+    ``max_results`` is at most the service's ``max_search_results`` (100 by default).
+    """
+    ceiling = request.app.state.config.max_search_results
+    if body.max_results is not None and body.max_results > ceiling:
+        raise InvalidArgumentError(
+            "max_results", f"must be at most {ceiling} on this service, got {body.max_results}"
+        )
     with as_session(body.session_id or ""):
         if body.session_id is not None:  # a session that does not exist is a 404
             _memory(request).get_thread(body.session_id)

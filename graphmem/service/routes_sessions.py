@@ -40,7 +40,7 @@ def _json_object(argument: str, text: str | None) -> Any:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
         raise InvalidArgumentError(argument, "must be a JSON object") from None
     if not isinstance(value, dict):
         raise InvalidArgumentError(argument, "must be a JSON object")

@@ -14,6 +14,7 @@ same state as the write that follows.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -249,6 +250,28 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
             if kept:
                 yield kept
 
+    def count_memory_groups(self, now: datetime) -> dict[tuple[str, str, str | None], int]:
+        """How many memories unexpired at ``now`` (those of :meth:`scan_memories`)
+        there are of each ``(record_type, status, user_id)``, for a caller that
+        holds a read transaction. Stores may override this scan with a grouped count."""
+        return dict(
+            Counter(
+                (m.record_type, m.status, m.user_id)
+                for page in self.scan_memories(now, _COUNT_PAGE)
+                for m in page
+            )
+        )
+
+    def count_link_types(self, now: datetime) -> dict[str, int]:
+        """How many links of each relation type join two memories unexpired at
+        ``now`` (those of :meth:`scan_links`), for a caller that holds a read
+        transaction. Stores may override this scan with a grouped count."""
+        return dict(
+            Counter(
+                link.relation_type for page in self.scan_links(now, _COUNT_PAGE) for link in page
+            )
+        )
+
     # search
     @abstractmethod
     def nearest(
@@ -304,6 +327,7 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
 
 
 _T = TypeVar("_T")
+_COUNT_PAGE = 1000
 
 
 def _pages(read: Callable[[int, int], list[_T]], page: int) -> Iterator[list[_T]]:

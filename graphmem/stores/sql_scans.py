@@ -1,10 +1,12 @@
-"""Whole-store scans of the SQL stores, page by page, for an export.
+"""Whole-store scans of the SQL stores, page by page, for an export, and the
+grouped counts of :meth:`graphmem.GraphMemory.stats`.
 
 One statement reads the ids in the export's order (only the ids are sorted, not
 the rows: SQLite sorts them in its temp store, under 100 bytes each), and each
 page of them is read with the point statements that ``get_memories`` and
 ``get_links`` run, so the rows in memory are one page's. The caller holds one
-read transaction around the whole scan: the pages are one snapshot.
+read transaction around the whole scan: the pages are one snapshot. The counts
+are ``GROUP BY`` statements (``stats.sql``): one row per group reaches Python.
 """
 
 from __future__ import annotations
@@ -47,3 +49,13 @@ class SqlScans:
         while ids := [row[0] for row in cursor.fetchmany(page)]:
             found = self.get_links(ids)
             yield [found[i] for i in ids]
+
+    def count_memory_groups(self, now: datetime) -> dict[tuple[str, str, str | None], int]:
+        rows = self._run(
+            "count-memory-groups", record_types=json.dumps(list(MEMORY_TYPES)), now=format_time(now)
+        ).fetchall()
+        return {(record_type, status, user_id): int(n) for record_type, status, user_id, n in rows}
+
+    def count_link_types(self, now: datetime) -> dict[str, int]:
+        rows = self._run("count-link-types", now=format_time(now)).fetchall()
+        return {relation_type: int(n) for relation_type, n in rows}

@@ -1,7 +1,11 @@
 """Conformance tests for paging through memories and links (with the counts of users,
-threads and links), and listing expired memories."""
+threads and links, and the store's stats), and listing expired memories."""
 
 from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
 
 from graphmem.errors import InvalidArgumentError
 from graphmem.testing.conformance_base import ConformanceBase
@@ -85,3 +89,39 @@ class PageConformance(ConformanceBase):
         clock.advance(days=2)
         assert [m.id for m in memory.list_memories()] == ["long"]
         assert [m.id for m in memory.list_memories(include_expired=True)] == ["long", "short"]
+
+    def test_stats_count_what_the_lists_hold(self) -> None:
+        # Types, statuses, users (and none), memories that expire with links to
+        # them, and a thread's messages, which are not memories.
+        clock = ManualClock()
+        memory = self.fresh(clock)
+        rng = random.Random(5)
+        types = ("memory", "fact", "preference", "guideline")
+        for i in range(24):
+            memory.add_memory(
+                f"Note {i}.",
+                memory_id=f"m{i:02}",
+                memory_type=types[i % 4],
+                user_id=(None, "u1", "u2")[i % 3],
+                ttl_days=1 if i % 5 == 0 else None,
+            )
+        kinds = ("supports", "contradicts", "supersedes", "refines", "duplicates")
+        for a, b in rng.sample(list(itertools.combinations(range(24), 2)), 40):
+            memory.link_records(
+                f"m{a:02}", types[a % 4], f"m{b:02}", types[b % 4], rng.choice(kinds)
+            )
+        memory.create_thread("t1", user_id="u1").add_messages(
+            [{"role": "user", "content": "Hello."}, {"role": "assistant", "content": "Hi."}]
+        )
+        clock.advance(days=2)
+        records = memory.list_memories(limit=1000)
+        ids = {r.id for r in records}
+        all_links = memory.list_record_links()
+        links = [x for x in all_links if {x.source_record_id, x.target_record_id} <= ids]
+        assert len(links) < len(all_links) and "invalid" in {r.status for r in records}
+        stats = memory.stats()
+        assert (stats.memories, stats.links, stats.messages) == (len(records), len(links), 2)
+        assert stats.by_type == dict(sorted(Counter(r.record_type for r in records).items()))
+        assert stats.by_status == dict(sorted(Counter(r.status for r in records).items()))
+        assert stats.by_user == dict(sorted(Counter(r.user_id or "" for r in records).items()))
+        assert stats.links_by_type == dict(sorted(Counter(x.relation_type for x in links).items()))

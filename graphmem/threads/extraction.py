@@ -80,7 +80,7 @@ class ThreadExtraction:
         if prompt_id is None and prompt_vid is not None:
             raise InvalidArgumentError("prompt_vid", "needs a prompt_id")
         pid = None if prompt_id is None else check_prompt_id(prompt_id)
-        vid = check_vid(prompt_vid)
+        vid = check_vid(prompt_vid, "prompt_vid")
         if pid is not None and not in_flight:
             memory.resolve_prompt(pid, vid)
         return (

@@ -121,8 +121,8 @@ def summary_schema() -> dict[str, Any]:
     return schema
 
 
-def _transcript(messages: Sequence[tuple[str, str]]) -> str:
-    return "\n".join(f"{role}: {content}" for role, content in messages)
+def _lines(messages: Sequence[tuple[str, str]]) -> list[str]:
+    return [f"{role}: {content}" for role, content in messages]
 
 
 def summary_prompt(
@@ -132,18 +132,33 @@ def summary_prompt(
     token_limit: int = 0,
 ) -> str:
     """The prompt text; with ``token_limit > 0`` the oldest new messages are left out
-    until it fits (the newest one is always kept)."""
+    until it fits (the newest one is always kept).
+
+    Each message's line is measured once: the prompt's length is that of the
+    template's own text plus the transcript's (as often as the template uses it),
+    so leaving a message out is a subtraction, and the prompt is rendered once.
+    """
     template = Template(_resource("summary.md"))
-    kept = list(messages)
-    while True:
-        text = template.substitute(
+
+    def render(new_messages: str) -> str:
+        return template.substitute(
             previous_summary=previous_summary or "(none)",
             previous_topics=", ".join(previous_topics) or "(none)",
-            new_messages=_transcript(kept) or "(none)",
+            new_messages=new_messages,
         )
-        if token_limit <= 0 or len(kept) <= 1 or approx_tokens(text) <= token_limit:
-            return text
-        kept.pop(0)
+
+    lines = _lines(messages)
+    first = 0
+    if token_limit > 0 and len(lines) > 1:
+        rest = len(render(""))
+        uses = len(render("x")) - rest
+        sizes = [len(line) for line in lines]
+        transcript = sum(sizes) + len(sizes) - 1  # the lines and the newlines between them
+        # approx_tokens of the prompt that keeps the lines from `first` on
+        while first < len(sizes) - 1 and math.ceil((rest + uses * transcript) / 4) > token_limit:
+            transcript -= sizes[first] + 1
+            first += 1
+    return render("\n".join(lines[first:]) or "(none)")
 
 
 def clean_topics(topics: Sequence[object]) -> tuple[str, ...]:

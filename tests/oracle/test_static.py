@@ -388,6 +388,8 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-links-of-record": [LINK_ROW],
         "count-links": [(1,)],
         "count-links-of-record": [(1,)],
+        "count-memory-groups": [("memory", "valid", None, 2), ("fact", "invalid", "u", 1)],
+        "count-link-types": [("supports", 3)],
         "find-link-conflict": [("r1", "m1", "m2")],
         "find-link-by-triple": [("r1",)],
         "get-prompt": [PROMPT_ROW],
@@ -652,6 +654,11 @@ def _exercise(store: OracleStore) -> None:
         assert [
             [r.id for r in page] for page in store.scan_links(datetime.now(timezone.utc), 10)
         ] == [[LINK_ROW[0]]]
+        assert store.count_memory_groups(datetime.now(timezone.utc)) == {
+            ("memory", "valid", None): 2,
+            ("fact", "invalid", "u"): 1,
+        }
+        assert store.count_link_types(datetime.now(timezone.utc)) == {"supports": 3}
     query = np.array([1.0, 0.0], dtype=np.float32)
     assert store.nearest(filters, query, 5, include_invalid=True) == [("m1", 0.0)]
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=1))

@@ -1,0 +1,24 @@
+-- Store counts: memories and links grouped for GraphMemory.stats (Oracle).
+-- Used by graphmem.stores.oracle.OracleStore (graphmem.stores.sql_scans). Times
+-- are fixed-format UTC text, bound exactly as for SQLite (install.sql).
+
+-- name: count-memory-groups
+-- How many memories of :record_types unexpired at :now (those list-memory-ids
+-- reads) there are of each record type, status and user (NULL: no user): one
+-- row per group, which the caller adds up per type, per status and per user.
+SELECT m.record_type, m.status, m.user_id, COUNT(*)
+FROM graphmem_memory m
+WHERE m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+GROUP BY m.record_type, m.status, m.user_id;
+
+-- name: count-link-types
+-- How many links of each relation type join two memories unexpired at :now
+-- (those list-link-ids reads: a link to an expired memory is not counted).
+SELECT l.relation_type, COUNT(*)
+FROM graphmem_link l
+WHERE l.source_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
+  AND l.target_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
+GROUP BY l.relation_type;
