@@ -437,6 +437,15 @@ class FakeCursor:
         self.outputtypehandler: Any = None
         self.warning: Any = None
         self._rows: list[tuple[Any, ...]] = []
+        self._sizes: dict[str, Any] = {}
+
+    def setinputsizes(self, **sizes: Any) -> None:
+        """Only by name, as graphmem binds; noted with the next statement."""
+        self._sizes = sizes
+
+    def _note_sizes(self, name: str) -> None:
+        if self._sizes:
+            self.conn.input_sizes.append((name, self._sizes))
 
     def _statement(self, sql: str) -> Statement:
         prefix = self.conn.prefix
@@ -458,6 +467,8 @@ class FakeCursor:
         self.conn.autocommit_seen.append(self.conn.autocommit)
         stmt = self._statement(sql)
         assert set(binds) == stmt.binds, (stmt.name, sorted(binds), sorted(stmt.binds))
+        assert set(self._sizes) <= stmt.binds, (stmt.name, sorted(self._sizes))
+        self._note_sizes(stmt.name)
         self.conn.sent.append((stmt.name, binds))
         if stmt.name in self.conn.fail:
             raise self.conn.fail[stmt.name]
@@ -479,6 +490,8 @@ class FakeCursor:
         stmt = self._statement(sql)
         for binds in rows:
             assert set(binds) == stmt.binds, stmt.name
+        assert set(self._sizes) <= stmt.binds, (stmt.name, sorted(self._sizes))
+        self._note_sizes(stmt.name)
         self.conn.autocommit_seen.append(self.conn.autocommit)
         self.conn.sent.append((stmt.name, rows))
         if stmt.name in self.conn.fail:
@@ -503,6 +516,7 @@ class FakeConnection:
 
     def __init__(self, **kwargs: Any) -> None:
         self.sent: list[tuple[str, Any]] = []
+        self.input_sizes: list[tuple[str, dict[str, Any]]] = []  # setinputsizes per statement
         self.fail: dict[str, Exception] = {}
         # What count-schema-tables finds; install.sql completes it unless `repairs` is off.
         self.tables, self.valid_triggers, self.graphs = SCHEMA_TABLES, TRIGGERS, 1
