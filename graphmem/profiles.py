@@ -75,6 +75,9 @@ class ProfileOperations(StoreHandle):
     ) -> str:
         """Record a user with free-form information; returns its id.
 
+        An empty ``information`` is stored as ``None`` on every backend (Oracle
+        stores ``''`` as NULL; :mod:`graphmem.core.texts`).
+
         Raises:
             ConflictError: the user exists already.
         """
@@ -108,6 +111,9 @@ class ProfileOperations(StoreHandle):
         metadata: Mapping[str, Any] | None = None,
     ) -> str:
         """Record an agent with free-form information; returns its id.
+
+        An empty ``information`` is stored as ``None`` on every backend (Oracle
+        stores ``''`` as NULL; :mod:`graphmem.core.texts`).
 
         Raises:
             ConflictError: the agent exists already.

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from graphmem.core.texts import optional_text
 
 __all__ = ["MESSAGE_ROLES", "Message", "Profile", "ThreadInfo"]
 
 MESSAGE_ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
 """The roles a message may have."""
+
+OptionalText = Annotated[str | None, BeforeValidator(optional_text)]
+"""An optional text whose empty value is ``None`` (:mod:`graphmem.core.texts`)."""
 
 
 class Message(BaseModel):
@@ -57,7 +62,7 @@ class ThreadInfo(BaseModel):
     agent_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)
-    summary: str | None = None
+    summary: OptionalText = None
     topics: tuple[str, ...] = ()
     message_count: int = 0
     summarized_count: int = 0
@@ -72,6 +77,6 @@ class Profile(BaseModel):
 
     kind: Literal["user", "agent"]
     id: str
-    information: str | None = None
+    information: OptionalText = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime

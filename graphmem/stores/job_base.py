@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.texts import optional_text
+
 __all__ = ["JobStore", "StoredJob", "abandoned_error"]
 
 
@@ -36,6 +38,10 @@ class StoredJob:
     result: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+
+    def __post_init__(self) -> None:
+        # An empty error is none (graphmem.core.texts): Oracle stores '' as NULL.
+        object.__setattr__(self, "last_error", optional_text(self.last_error))
 
 
 class JobStore(ABC):

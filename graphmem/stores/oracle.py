@@ -45,6 +45,8 @@ __all__ = [
     "SCHEMA_TABLES",
     "SCHEMA_TRIGGERS",
     "SCHEMA_UPGRADE_COLUMNS",
+    "TEXT_QUERY_BYTES",
+    "TEXT_TOKEN_BYTES",
     "OracleStore",
 ]
 
@@ -70,6 +72,52 @@ _SCHEMA_PARTS = (
     (SCHEMA_GRAPHS, "property graph"),
     (SCHEMA_UPGRADE_COLUMNS, "columns added by upgrades"),
 )
+
+
+TEXT_TOKEN_BYTES = 255
+"""The longest word Oracle Text indexes, in bytes (VARCHAR2(255 BYTE) token tables
+since 18c); a longer token is indexed as its first 255 bytes, see
+https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/token-limitations-oracle-text-indexes.html"""
+TEXT_QUERY_BYTES = 3900
+"""The longest ``CONTAINS`` query graphmem binds, below the 4000 bytes of a plain
+VARCHAR2 bind in SQL (``MAX_STRING_SIZE=STANDARD``), as for the id lists."""
+_ACCUM = " ACCUM "
+
+
+def text_query(terms: Sequence[str]) -> str:
+    """The Oracle Text query matching any of ``terms`` (plain words), at most
+    :data:`TEXT_QUERY_BYTES` bytes long.
+
+    Braces make Oracle Text read a word literally (no operator, no stopword
+    expansion); the terms hold only word characters, so no brace to escape.
+    ``ACCUM`` scores a memory higher the more of the words it holds. A word longer
+    than :data:`TEXT_TOKEN_BYTES` is cut to that many bytes (at a character
+    boundary), all that Oracle Text keeps of such a token; a word that no longer
+    fits in the query is left out, the words after it still tried.
+
+    >>> text_query(["tea", "oven"])
+    '{tea} ACCUM {oven}'
+    >>> len(text_query(["a" * 5000]).encode())
+    257
+    """
+    words: list[str] = []
+    size = 0
+    for term in terms:
+        word = "{" + _cut_token(term) + "}"
+        width = len(word.encode("utf-8")) + (len(_ACCUM) if words else 0)
+        if size + width > TEXT_QUERY_BYTES:
+            continue
+        words.append(word)
+        size += width
+    return _ACCUM.join(words)
+
+
+def _cut_token(term: str) -> str:
+    """``term`` cut to at most :data:`TEXT_TOKEN_BYTES` UTF-8 bytes, whole characters only."""
+    data = term.encode("utf-8")
+    if len(data) <= TEXT_TOKEN_BYTES:
+        return term
+    return data[:TEXT_TOKEN_BYTES].decode("utf-8", errors="ignore")
 
 
 def _meta_key(key: str) -> str:
@@ -117,6 +165,7 @@ class OracleStore(SqlStore):
         self._pgq = load_statements("pgq", prefix)
         self._prefix = prefix
         self._use_native_pgq = use_native_pgq
+        self._text_index = False  # found by count-text-index (keyword search)
         self._session = OracleSession(connection, prefix)
         try:
             self._setup(schema_policy)
@@ -236,11 +285,44 @@ class OracleStore(SqlStore):
         return vector_bind(vector)
 
     def _text_query(self, terms: Sequence[str]) -> str:
-        # Braces make Oracle Text read a word literally (no operator, no stopword
-        # expansion); the terms hold only word characters, so no brace to escape.
-        return " ACCUM ".join("{" + term + "}" for term in terms)
+        return text_query(terms)
 
     # search -------------------------------------------------------------------
+
+    def keyword(
+        self,
+        filters: SearchFilters,
+        terms: Sequence[str],
+        k: int,
+        include_invalid: bool,
+    ) -> list[tuple[str, float]]:
+        """See :meth:`Store.keyword`.
+
+        Raises:
+            SchemaError: the store has no Oracle Text index (install.sql creates
+                it only where Oracle Text is installed).
+        """
+        if terms and k != 0:
+            self._require_text_index()
+        return super().keyword(filters, terms, k, include_invalid)
+
+    def _require_text_index(self) -> None:
+        """Check once that the keyword index exists; asked again until it does, so a
+        DBA who installs Oracle Text and re-runs install.sql needs no reopen."""
+        if self._text_index:
+            return
+        with self.transaction(write=False):
+            found = int(self._run("count-text-index").fetchone()[0])
+        if not found:
+            name = f"{object_prefix(self._prefix)}memory_text_ix".upper()
+            raise SchemaError(
+                f"keyword and hybrid search need the Oracle Text index {name}, which the "
+                f"store {self._prefix!r} does not have: install.sql creates it only where "
+                "Oracle Text (the CTXSYS.CONTEXT indextype) is installed, which 'slim' "
+                "container images leave out. Install Oracle Text and re-run install.sql, "
+                "or search with strategy='vector'"
+            )
+        self._text_index = True
 
     def nearest(
         self,

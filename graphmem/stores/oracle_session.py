@@ -29,6 +29,7 @@ from graphmem.sqlfiles import load_script
 from graphmem.stores.base import CONFLICT_MESSAGE
 
 __all__ = [
+    "LONG_STRING_BYTES",
     "MIN_VERSION",
     "OracleSession",
     "id_lists",
@@ -49,6 +50,14 @@ _PARENT_MISSING = 2291
 ID_LIST_BYTES = 3900
 """Id lists are bound as JSON text of at most this many bytes, below the 4000 bytes of a
 plain VARCHAR2 bind in SQL (``MAX_STRING_SIZE=STANDARD``)."""
+LONG_STRING_BYTES = 32767
+"""The longest string bound as text. A longer one is bound as a CLOB
+(``setinputsizes(<bind>=DB_TYPE_CLOB)``): bound as text it can fail with ORA-01461,
+as reported for python-oracledb's ``executemany`` and thin mode
+(https://github.com/oracle/python-oracledb/issues/116,
+https://github.com/oracle/python-oracledb/issues/467, where a CLOB input size is
+the fix), while a CLOB bind takes a ``str`` of up to 1 GB. Shorter strings stay
+text binds, which are much faster than LOBs."""
 _COMPACT = (",", ":")
 _PLSQL_START = re.compile(
     r"(CREATE\s+(OR\s+REPLACE\s+)?(TRIGGER|PROCEDURE|FUNCTION|PACKAGE|TYPE)|BEGIN|DECLARE)\b",
@@ -134,6 +143,16 @@ def id_lists(ids: Sequence[str]) -> Iterator[str]:
         size += width
     if chunk:
         yield json.dumps(chunk, separators=_COMPACT)
+
+
+def _is_long_string(value: object) -> bool:
+    """Whether ``value`` is a string of more than :data:`LONG_STRING_BYTES` UTF-8 bytes
+    (the short ones are told by their length alone: at most 4 bytes a character)."""
+    if not isinstance(value, str) or len(value) * 4 <= LONG_STRING_BYTES:
+        return False
+    return len(value) > LONG_STRING_BYTES or (
+        len(value.encode("utf-8", errors="surrogatepass")) > LONG_STRING_BYTES
+    )
 
 
 def vector_bind(values: npt.NDArray[np.float32]) -> array.array[float]:
@@ -289,6 +308,15 @@ class OracleSession:
             return cursor.var(self.db.DB_TYPE_LONG, arraysize=cursor.arraysize)
         return None
 
+    def _bind_long_strings(self, cursor: Any, rows: Sequence[dict[str, Any]]) -> None:
+        """Bind as CLOB each bind that holds a string over :data:`LONG_STRING_BYTES` in
+        any of ``rows`` (memory and message content, metadata, block and job texts)."""
+        long = sorted(
+            {name for row in rows for name, value in row.items() if _is_long_string(value)}
+        )
+        if long:
+            cursor.setinputsizes(**dict.fromkeys(long, self.db.DB_TYPE_CLOB))
+
     def execute_on(self, conn: Any, sql: str, binds: dict[str, Any] | None) -> Any:
         """Execute one statement; returns the cursor (fetch before the transaction ends)."""
         cursor = conn.cursor()
@@ -297,6 +325,7 @@ class OracleSession:
             if binds is None:
                 cursor.execute(sql)
             else:
+                self._bind_long_strings(cursor, [binds])
                 cursor.execute(sql, binds)
         except self.db.Error as exc:
             raise translate_error(exc) from exc
@@ -310,6 +339,7 @@ class OracleSession:
         """One round trip for many rows, in the current transaction."""
         cursor = self.current().cursor()
         try:
+            self._bind_long_strings(cursor, rows)
             cursor.executemany(sql, list(rows))
         except self.db.Error as exc:
             raise translate_error(exc) from exc

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.texts import optional_text
+
 __all__ = ["BLOCK_STATUSES", "ServiceStore", "StoredApiKey", "StoredBlock"]
 
 BLOCK_STATUSES = ("pending", "processing", "ready", "failed")
@@ -29,6 +31,10 @@ class StoredApiKey:
     label: str | None
     created_at: datetime
     revoked_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        # An empty label is no label (graphmem.core.texts): Oracle stores '' as NULL.
+        object.__setattr__(self, "label", optional_text(self.label))
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,11 @@ class StoredBlock:
     lease_until: datetime | None = None
     """Until when the holder keeps the block unless it renews the lease."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        # An empty summary or error is none (graphmem.core.texts): Oracle stores '' as NULL.
+        object.__setattr__(self, "summary", optional_text(self.summary))
+        object.__setattr__(self, "error", optional_text(self.error))
 
 
 class ServiceStore(ABC):

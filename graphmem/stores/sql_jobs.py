@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.texts import optional_text
 from graphmem.core.validation import format_time, parse_time
 from graphmem.stores.job_base import JobStore, StoredJob, abandoned_error
 
@@ -137,7 +138,7 @@ class SqlJobs(JobStore):
             job_id=job_id,
             owner=owner,
             status=status,
-            last_error=error,
+            last_error=optional_text(error),
             not_before=format_time(not_before),
             now=format_time(now),
         )

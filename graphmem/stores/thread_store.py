@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.texts import optional_text
 from graphmem.core.validation import format_time
 from graphmem.stores.base import NewMessage, Store
 from graphmem.stores.rows import message_from_row, profile_from_row, thread_from_row
@@ -64,7 +65,7 @@ class SqlThreads(Store):
                 agent_id=thread.agent_id,
                 metadata=_dump(thread.metadata),
                 settings=_dump(thread.settings),
-                summary=thread.summary,
+                summary=optional_text(thread.summary),
                 topics=_dump(list(thread.topics)),
                 created_at=format_time(thread.created_at),
             )
@@ -95,7 +96,7 @@ class SqlThreads(Store):
                 thread_id=thread.thread_id,
                 metadata=_dump(thread.metadata),
                 settings=_dump(thread.settings),
-                summary=thread.summary,
+                summary=optional_text(thread.summary),
                 topics=_dump(list(thread.topics)),
                 summarized_count=thread.summarized_count,
                 updated_at=format_time(thread.updated_at),
@@ -171,7 +172,7 @@ class SqlThreads(Store):
                 "insert-profile",
                 profile_kind=profile.kind,
                 profile_id=profile.id,
-                information=profile.information,
+                information=optional_text(profile.information),
                 metadata=_dump(profile.metadata),
                 created_at=format_time(profile.created_at),
             )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.texts import optional_text
 from graphmem.errors import ConflictError
 from graphmem.stores.base import NewMessage, Store
 from graphmem.testing.model import ModelMemory
@@ -45,6 +46,7 @@ class MemoryThreads(Store):
             if thread.thread_id in self._threads:
                 raise ConflictError(f"thread_id {thread.thread_id!r} exists")
             counters = {"message_count": 0, "summarized_count": 0, "updated_at": thread.created_at}
+            counters["summary"] = optional_text(thread.summary)  # model_copy does not validate
             self._threads[thread.thread_id] = thread.model_copy(update=counters)
 
     def get_thread(self, thread_id: str) -> ThreadInfo | None:
@@ -75,7 +77,10 @@ class MemoryThreads(Store):
             stored = self._threads.get(thread.thread_id)
             if stored is not None:
                 self._threads[thread.thread_id] = thread.model_copy(
-                    update={"message_count": stored.message_count}
+                    update={
+                        "message_count": stored.message_count,
+                        "summary": optional_text(thread.summary),  # model_copy does not validate
+                    }
                 )
 
     # messages ---------------------------------------------------------------------

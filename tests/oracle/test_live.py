@@ -326,3 +326,26 @@ def test_live_links_stored_before_version_11_stay_updatable_and_deletable(
     status = f"SELECT status FROM {p}__MEMORY WHERE record_id = :m"
     assert _sql([(status, {"m": message_id})]) == [("valid",)]
     assert _sql([(f"SELECT COUNT(*) FROM {p}__LINK", {})]) == [(1,)]
+
+
+# -- strings over 32,767 bytes: bound as CLOB ----------------------------------------------
+
+
+def test_live_long_cjk_content_round_trips(store_id: str) -> None:
+    """100,000 characters of CJK text (300,000 bytes), through executemany (a batch
+    of memories, a message) and a single-row update, read back unchanged."""
+    content = "記憶" * 50_000
+    other = "図表" * 50_000
+    memory = GraphMemory(DSN, memory_store_id=store_id)
+    try:
+        ids = memory.add_memories(
+            [{"content": content, "user_id": "u"}, {"content": "short", "user_id": "u"}]
+        )
+        thread = memory.create_thread("t", user_id="u")
+        thread.add_messages([{"role": "user", "content": content}])
+        assert [memory.get_memory(i).content for i in ids] == [content, "short"]
+        assert [m.content for m in thread.get_messages()] == [content]
+        memory.update_memory(ids[1], content=other)
+        assert memory.get_memory(ids[1]).content == other
+    finally:
+        memory.close()

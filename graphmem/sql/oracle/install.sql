@@ -76,13 +76,24 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_THREAD_IX ON GRAPHMEM_MEMORY (thread_
 
 -- Keyword search (search strategy "keyword" and "hybrid"): an Oracle Text CONTEXT
 -- index on the content, synchronised at each commit, so a memory is found by
--- its words once the transaction that wrote it commits. Needs Oracle Text (the
--- CTXSYS schema; "slim" container images leave it out) and the CTXAPP role or
--- EXECUTE on CTXSYS.CTX_DDL for the schema owner. A store installed before
--- keyword search gets the index by re-running this script (every statement is
--- idempotent).
-CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_TEXT_IX ON GRAPHMEM_MEMORY (content)
-    INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)');
+-- its words once the transaction that wrote it commits. Created only where
+-- Oracle Text is installed (the CTXSYS.CONTEXT indextype exists; gvenzl's "slim"
+-- container images remove it): without it the rest of the schema still
+-- installs, and OracleStore raises SchemaError for a keyword or hybrid search
+-- (count-text-index in search.sql). Installing Oracle Text later and re-running
+-- this script adds the index; so does re-running it on a store installed before
+-- keyword search (every statement is idempotent). (Written from Oracle's
+-- documentation; not run against a server here.)
+BEGIN
+    FOR t IN (SELECT 1 FROM all_indextypes
+              WHERE owner = 'CTXSYS' AND indextype_name = 'CONTEXT') LOOP
+        EXECUTE IMMEDIATE 'CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_TEXT_IX '
+            || 'ON GRAPHMEM_MEMORY (content) INDEXTYPE IS CTXSYS.CONTEXT '
+            || 'PARAMETERS (''SYNC (ON COMMIT)'')';
+    END LOOP;
+END;
+/
+
 -- Stores created before messages were stored (schema version 4): add the message
 -- columns (a message's role, and its place in its thread) and let the record-type
 -- check list 'message'. Existing rows are memories, so both checks hold for them.

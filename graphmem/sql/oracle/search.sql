@@ -149,6 +149,14 @@ SELECT
         AS upgrade_columns_found
 FROM dual;
 
+-- name: count-text-index
+-- Whether the store has its keyword index GRAPHMEM_MEMORY_TEXT_IX (1) or not (0):
+-- install.sql creates it only where Oracle Text is installed (the CTXSYS.CONTEXT
+-- indextype), and the keyword and hybrid searches need it. A domain index, so
+-- INDEX_TYPE 'DOMAIN'. USER_ view: the store lives in the connected user's schema.
+SELECT COUNT(*) FROM user_indexes
+WHERE index_name = 'GRAPHMEM_MEMORY_TEXT_IX' AND index_type = 'DOMAIN';
+
 -- name: count-legacy-tables
 -- How many of a store's tables exist under the names used before schema version 3
 -- (<id>_META, ...; now <id>__META): such a store is not installed over, see
