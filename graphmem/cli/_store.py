@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -141,10 +141,6 @@ def is_dsn(db: str) -> bool:
     return "@" in db and "/" in db
 
 
-_STORE_FILES = ("", "-wal", "-shm", "-journal")
-"""A SQLite store's file and the files SQLite keeps beside it."""
-
-
 def _is_wal_file(db: str) -> bool:
     """Whether ``db`` is a SQLite file in WAL mode (its header's read and write
     versions are 2: https://www.sqlite.org/fileformat2.html#the_database_header)."""
@@ -166,31 +162,8 @@ def _unwritable_wal_directory(db: str) -> str | None:
     return None
 
 
-def _holds_nothing(memory: GraphMemory) -> bool:
-    """Whether the store holds no record of any kind (expired memories and API keys
-    included); False when it cannot be read."""
-    from graphmem.service.keys import list_keys
-
-    try:
-        counts = memory.stats()
-        kinds = ("memories", "links", "threads", "messages", "users", "agents", "prompts")
-        return (
-            not any(getattr(counts, kind) for kind in kinds)
-            and not memory.list_memories(limit=1, include_expired=True)
-            and not list_keys(memory._store)
-        )
-    except Exception:  # a store that cannot be read is kept, and the first error told
-        return False
-
-
 _EMBEDDER_REFUSED = "open the store with the embedder it was built with"
 """How the library refuses an embedder other than the store's (a SchemaError)."""
-
-
-def _remove_store_file(db: str) -> None:
-    for suffix in _STORE_FILES:
-        with suppress(FileNotFoundError):
-            os.remove(db + suffix)
 
 
 def _open(db: str, store: str | None, create: bool) -> GraphMemory:
@@ -222,28 +195,19 @@ def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[Gr
     """The store at ``db``, with the embedder of :func:`cli_embedder`; a missing store
     is a user error unless ``create`` (naming the stores the file holds, if any).
 
-    When ``create`` made the SQLite file and the verb fails with the store still
-    empty (a refused argument, say), the file goes again: a failed command leaves
-    no empty store behind.
+    A store this call created stays when the verb then fails: another process may
+    have opened the new file meanwhile, and removing it would lose that process's
+    writes.
     """
     if store is not None:  # a malformed name is reported before a missing file
         validate_identifier("memory_store_id", store)
     if not create and not is_dsn(db) and not Path(db).exists():
         raise UserError(f"--db: no store at {db!r} (the file does not exist)")
-    new_file = create and not is_dsn(db) and not os.path.lexists(db)
-    try:
-        memory = _open(db, store, create)
-    except BaseException:
-        if new_file:
-            _remove_store_file(db)
-        raise
+    memory = _open(db, store, create)
     try:
         yield memory
     except BaseException as exc:
-        empty = new_file and _holds_nothing(memory)
         memory.close()
-        if empty:
-            _remove_store_file(db)
         if isinstance(exc, SchemaError) and _EMBEDDER_REFUSED in str(exc):
             raise UserError(
                 f"{exc} (choose the embedder with --embedder-model, --embedder-api-base "

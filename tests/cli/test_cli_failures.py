@@ -58,42 +58,10 @@ def test_export_to_the_store_file_is_a_usage_error(
     assert graphmem("get", "thin").code == 0
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("add", "--ttl-days", "-1", "Some text."),
-        ("add", "--user", " ", "Some text."),
-        ("keys", "create", "--role", "read", "--label", "x" * 201),
-    ],
-)
-def test_a_refused_command_leaves_no_new_store_file(
-    graphmem, db: Path, args: tuple[str, ...]
-) -> None:
-    run = graphmem(*args)
-    assert run.code == 1, run.err
-    assert _store_files(db) == []
-
-
 def test_a_refused_command_keeps_a_store_it_did_not_create(graphmem, pizza_db: Path) -> None:
     assert graphmem("add", "--ttl-days", "-1", "Some text.").code == 1
     with GraphMemory(pizza_db) as memory:
         assert len(memory.list_memories()) == 3
-
-
-def test_a_failed_import_keeps_a_new_store_only_once_it_holds_lines(
-    graphmem, db: Path, tmp_path: Path
-) -> None:
-    good = json.dumps({"kind": "memory", "memory_id": "a", "content": "alpha"})
-    bad = json.dumps({"kind": "memory", "memory_id": "b", "content": ""})
-    source = tmp_path / "in.jsonl"
-    source.write_text(bad + "\n")
-    assert graphmem("import", str(source)).code == 1
-    assert _store_files(db) == []
-    source.write_text(good + "\n" + bad + "\n")
-    run = graphmem("import", "--batch-size", "1", str(source))
-    assert run.code == 1 and "line 2" in run.err, run.err
-    with GraphMemory(db) as memory:
-        assert [r.id for r in memory.list_memories()] == ["a"]
 
 
 @pytest.mark.parametrize(
