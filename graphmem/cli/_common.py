@@ -1,77 +1,28 @@
-"""Options, store opening and output shared by the verbs."""
+"""Options and output shared by the verbs (opening the store: :mod:`graphmem.cli._store`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.tree_text import one_line
-from graphmem.errors import SchemaError
-from graphmem.memory import GraphMemory
-from graphmem.models import MemoryRecord, RecordRelation, SchemaPolicy
-from graphmem.sqlfiles import DEFAULT_PREFIX
-from graphmem.stores.sqlite_schema import stores_in_file
+from graphmem.models import MemoryRecord, RecordRelation
 
 __all__ = [
-    "UserError",
     "emit",
     "filter_options",
     "filters_from",
     "json_object",
     "json_option",
-    "open_memory",
     "record_text",
     "relation_text",
-    "store_options",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class UserError(click.ClickException):
-    """A user error: one line on standard error, exit status 1."""
-
-
-_TEMPORARY = ("", ":memory:")
-
-
-def _kept_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Refuses ``""`` and ``":memory:"``: SQLite's temporary database, which starts
-    empty and is dropped when the command ends."""
-    if value in _TEMPORARY:
-        raise click.BadParameter(
-            f"{value!r} is SQLite's temporary database, empty and dropped when the command "
-            "ends: nothing would be kept; give a file (or an Oracle DSN)",
-            ctx=ctx,
-            param=param,
-        )
-    return value
-
-
-def store_options(func: F) -> F:
-    """``--db`` and ``--store``, also read from ``GRAPHMEM_DB`` / ``GRAPHMEM_STORE``
-    (an empty variable counts as unset)."""
-    func = click.option(
-        "--store",
-        envvar="GRAPHMEM_STORE",
-        default=None,
-        metavar="NAME",
-        help="memory_store_id, the table prefix (env GRAPHMEM_STORE; default graphmem).",
-    )(func)
-    return click.option(
-        "--db",
-        envvar="GRAPHMEM_DB",
-        required=True,
-        callback=_kept_db,
-        metavar="PATH|DSN",
-        help="SQLite file, or Oracle DSN user/password@host:port/service (env GRAPHMEM_DB).",
-    )(func)
 
 
 def json_option(func: F) -> F:
@@ -146,34 +97,6 @@ def json_object(text: str | None, option: str) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise click.BadParameter("must be a JSON object", param_hint=option)
     return value
-
-
-def _is_dsn(db: str) -> bool:
-    return "@" in db and "/" in db
-
-
-@contextmanager
-def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[GraphMemory]:
-    """The store at ``db``; a missing store is a user error unless ``create`` (naming
-    the stores the file holds, if any)."""
-    if not create and not _is_dsn(db) and not Path(db).exists():
-        raise UserError(f"--db: no store at {db!r} (the file does not exist)")
-    policy = SchemaPolicy.CREATE_IF_NECESSARY if create else SchemaPolicy.REQUIRE_EXISTING
-    try:
-        memory = GraphMemory(db, memory_store_id=store, schema_policy=policy)
-    except SchemaError as exc:
-        others = [] if create or _is_dsn(db) else stores_in_file(db)
-        wanted = (store or DEFAULT_PREFIX).lower()
-        if not others or wanted in (name.lower() for name in others):
-            raise  # no other store, or this one is there with another schema version
-        raise UserError(
-            f"{exc}; {db} holds the store{'s' if len(others) > 1 else ''} "
-            f"{', '.join(others)} (choose one with --store)"
-        ) from None
-    try:
-        yield memory
-    finally:
-        memory.close()
 
 
 def emit(as_json: bool, payload: Any, text: str) -> None:

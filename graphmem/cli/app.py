@@ -22,8 +22,11 @@ __all__ = ["cli", "main"]
 def cli() -> None:
     """graphmem: a graph memory engine for AI agents.
 
-    Every data verb takes --db (a SQLite file or an Oracle DSN; env GRAPHMEM_DB)
-    and --store (the table prefix; env GRAPHMEM_STORE), and --json for scripts.
+    Every data verb takes --db (a SQLite file or an Oracle DSN; env GRAPHMEM_DB),
+    --store (the table prefix; env GRAPHMEM_STORE), the store's embedder
+    (--embedder-model, --embedder-api-base, --embedder-api-key; env
+    GRAPHMEM_EMBEDDER_MODEL, _API_BASE, _API_KEY; default: the offline one), and
+    --json for scripts.
     Exit status: 0 success; 1 graphmem refused or failed (including an option
     value the library refuses, such as --ttl-days -1); 2 usage error: the command
     line could not be read (unknown option, missing argument, a value of the wrong

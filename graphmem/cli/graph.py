@@ -11,11 +11,11 @@ from graphmem.cli._common import (
     filter_options,
     filters_from,
     json_option,
-    open_memory,
-    store_options,
 )
+from graphmem.cli._store import open_memory, store_options
 from graphmem.core.tree import MAX_HOPS
 from graphmem.core.tree_text import one_line, record_line, tree_text
+from graphmem.core.validation import MAX_COUNT
 from graphmem.explore import History, Invalidation, StoreStats
 from graphmem.models import SearchResult
 
@@ -73,7 +73,7 @@ def _show(results: list[SearchResult], fmt: str) -> None:
 @click.command()
 @click.argument("query")
 @filter_options
-@click.option("--max-results", type=click.IntRange(0), default=10, show_default=True)
+@click.option("--max-results", type=click.IntRange(0, MAX_COUNT), default=10, show_default=True)
 @click.option(
     "--hops",
     type=click.IntRange(0, MAX_HOPS),
@@ -83,7 +83,7 @@ def _show(results: list[SearchResult], fmt: str) -> None:
 )
 @click.option(
     "--cap",
-    type=click.IntRange(0),
+    type=click.IntRange(0, MAX_COUNT),
     default=100,
     show_default=True,
     help="Linked records kept per result (0: none).",
@@ -141,7 +141,7 @@ def search(db: str, store: str | None, as_json: bool, query: str, fmt: str, **pa
 @click.option("--hops", type=click.IntRange(0, MAX_HOPS), default=2, show_default=True)
 @click.option(
     "--cap",
-    type=click.IntRange(0),
+    type=click.IntRange(0, MAX_COUNT),
     default=100,
     show_default=True,
     help="Linked records kept (0: none).",

@@ -8,10 +8,9 @@ from graphmem.cli._common import (
     emit,
     json_object,
     json_option,
-    open_memory,
     relation_text,
-    store_options,
 )
+from graphmem.cli._store import open_memory, store_options
 
 __all__ = ["link", "links", "unlink"]
 
@@ -47,6 +46,7 @@ def link(
     Example:
       graphmem link --db memories.db sourdough supersedes thin-crust
     """
+    link_metadata = json_object(metadata, "--metadata")
     with open_memory(db, store) as memory:
         source = memory.get_memory(source_id)
         target = memory.get_memory(target_id)
@@ -59,7 +59,7 @@ def link(
             opposite_relation_type=opposite,
             relation_id=relation_id,
             timestamp=timestamp,
-            metadata=json_object(metadata, "--metadata"),
+            metadata=link_metadata,
         )
     emit(as_json, {"id": new_id}, new_id)
 

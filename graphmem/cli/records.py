@@ -13,21 +13,23 @@ from graphmem.cli._common import (
     filters_from,
     json_object,
     json_option,
-    open_memory,
     record_text,
-    store_options,
 )
+from graphmem.cli._store import UserError, open_memory, store_options
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.tree_text import record_line
+from graphmem.core.validation import MAX_COUNT
 
 __all__ = ["add", "delete", "get", "list_", "update"]
 
 
-def _content(text: str) -> str:
+def _content(text: str, where: str) -> str:
     """``text``, or standard input for ``-`` without its trailing newlines (``\\n`` or
     ``\\r\\n``, as ``echo`` adds one); other trailing whitespace stays."""
     if text != "-":
         return text
+    if sys.stdin is None:
+        raise UserError(f"{where}: standard input is closed")
     read = sys.stdin.read()
     while read.endswith("\n"):
         read = read[:-2] if read.endswith("\r\n") else read[:-1]
@@ -63,8 +65,8 @@ def add(db: str, store: str | None, as_json: bool, metadata: str | None, **kwarg
     Example:
       graphmem add --db memories.db --id tea --type preference --user u1 "Likes green tea."
     """
-    kwargs["content"] = _content(kwargs["content"])
     kwargs["metadata"] = json_object(metadata, "--metadata")
+    kwargs["content"] = _content(kwargs["content"], "CONTENT -")
     with open_memory(db, store, create=True) as memory:
         memory_id = memory.add_memory(**kwargs)
     emit(as_json, {"id": memory_id}, memory_id)
@@ -91,8 +93,8 @@ def get(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
 @click.option(
     "--valid-only", is_flag=True, help="Leave out invalid (superseded, refined...) memories."
 )
-@click.option("--limit", type=click.IntRange(1), default=20, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--limit", type=click.IntRange(1, MAX_COUNT), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True)
 @store_options
 @json_option
 def list_(
@@ -112,11 +114,15 @@ def list_(
     """
     filters = filters_from(params)
     with open_memory(db, store) as memory:
+        # One more than the page, to tell whether another page follows.
         found = memory.list_memories(
-            **filters, include_invalid_results=not valid_only, limit=offset + limit + 1
+            **filters,
+            include_invalid_results=not valid_only,
+            limit=min(limit + 1, MAX_COUNT),
+            offset=offset,
         )
-    page = found[offset : offset + limit]
-    more = len(found) > offset + limit
+    page = found[:limit]
+    more = len(found) > limit
     payload = {
         "items": [r.model_dump(mode="json") for r in page],
         "offset": offset,
@@ -150,12 +156,11 @@ def update(
     Example:
       graphmem update --db memories.db tea --metadata '{"source": "chat"}'
     """
+    new_metadata = json_object(metadata, "--metadata")
+    new_content = None if content is None else _content(content, "--content -")
     with open_memory(db, store) as memory:
         record = memory.update_memory(
-            memory_id,
-            content=None if content is None else _content(content),
-            metadata=json_object(metadata, "--metadata"),
-            timestamp=timestamp,
+            memory_id, content=new_content, metadata=new_metadata, timestamp=timestamp
         )
     emit(as_json, record.model_dump(mode="json"), record_text(record))
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
-from graphmem.cli._common import open_memory, store_options
+from graphmem.cli._store import UserError, db_options, open_memory, store_options
+from graphmem.core.tree_text import one_line
 
 __all__ = ["keys", "serve"]
 
@@ -45,7 +47,8 @@ def serve(db: str, store: str | None, host: str, port: int, **options: object) -
 
     Models come from the flags or GRAPHMEM_LLM_MODEL / _API_BASE / _API_KEY and
     GRAPHMEM_EMBEDDER_MODEL / _API_BASE / _API_KEY (default embedder: the offline one;
-    no LLM: no extraction, deterministic summaries).
+    no LLM: no extraction, deterministic summaries). Standard error says where it
+    listens once it does (--port 0: a free port).
 
     \b
     Example:
@@ -57,7 +60,7 @@ def serve(db: str, store: str | None, host: str, port: int, **options: object) -
     run_server(db, store, host, port, options)
 
 
-for _option in _model_options("LLM") + _model_options("EMBEDDER"):
+for _option in _model_options("LLM"):
     serve.params.append(_option)
 
 
@@ -73,7 +76,7 @@ def keys() -> None:
 
 
 @keys.command("create")
-@store_options
+@db_options
 @click.option("--role", type=click.Choice(["read", "admin"]), required=True)
 @click.option("--label", default=None, help="A note to recognise the key by.")
 def create(db: str, store: str | None, role: str, label: str | None) -> None:
@@ -83,15 +86,24 @@ def create(db: str, store: str | None, role: str, label: str | None) -> None:
     Example:
       graphmem keys create --db memories.db --role read
     """
-    from graphmem.service.keys import create_key
+    from graphmem.service.keys import create_key, revoke_key
 
+    if sys.stdout is None:
+        raise UserError("standard output is closed: the new key could not be shown")
     with open_memory(db, store, create=True) as memory:
-        text, _ = create_key(memory._store, role, label)
-    click.echo(text)
+        text, row = create_key(memory._store, role, label)
+        try:
+            click.echo(text)
+        except OSError as exc:  # a full disk, a reader gone: nobody has the key
+            revoke_key(memory._store, row.key_id)
+            raise UserError(
+                f"could not write the new key to standard output ({exc.strerror or exc}); "
+                f"key {row.key_id} is revoked"
+            ) from None
 
 
 @keys.command("list")
-@store_options
+@db_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(db: str, store: str | None, as_json: bool) -> None:
     """The keys: id, role, label, created and revoked times (never the secret)."""
@@ -114,11 +126,12 @@ def list_(db: str, store: str | None, as_json: bool) -> None:
         return
     for item in items:
         state = "revoked" if item["revoked_at"] else "live"
-        click.echo(f"{item['key_id']}  {item['role']:<5}  {state:<7}  {item['label'] or ''}")
+        label = one_line(item["label"] or "")
+        click.echo(f"{item['key_id']}  {item['role']:<5}  {state:<7}  {label}")
 
 
 @keys.command("revoke")
-@store_options
+@db_options
 @click.argument("key_id")
 def revoke(db: str, store: str | None, key_id: str) -> None:
     """Revoke a key for good (KEY_ID as `graphmem keys list` shows it)."""

@@ -1,14 +1,59 @@
-"""Starting the memory service: models from flags or the environment, then uvicorn."""
+"""Starting the memory service: models from flags or the environment, the listening
+socket, then uvicorn."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping
 
 import click
 
-from graphmem.cli._common import UserError
+from graphmem.cli._store import UserError, cli_embedder
 
 __all__ = ["run_server"]
+
+
+def _check_jwt(key: str | None, algorithm: str) -> None:
+    """Refuse a JWT algorithm that PyJWT does not offer (or ``none``), and a key that
+    cannot verify that algorithm: otherwise every bearer JWT would get a 401."""
+    import jwt
+    from jwt.algorithms import get_default_algorithms, has_crypto
+
+    known = {name: alg for name, alg in get_default_algorithms().items() if name != "none"}
+    if algorithm not in known:
+        needs = "" if has_crypto else " (RS*, ES*, PS* and EdDSA need the cryptography package)"
+        raise click.BadParameter(
+            f"{algorithm!r} is not a JWT signature algorithm; choose from "
+            f"{', '.join(sorted(known))}{needs}",
+            param_hint="'--jwt-algorithm'",
+        )
+    if key is None:
+        return
+    try:
+        known[algorithm].prepare_key(key)
+    except (jwt.InvalidKeyError, ValueError, TypeError) as exc:
+        raise UserError(f"--jwt-key: not a key that verifies {algorithm} tokens ({exc})") from None
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (``port`` 0: a free port), bound here so
+    that a refusal is the CLI's own error rather than the server's log."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        raise UserError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock
+
+
+def _url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if sock.family == socket.AF_INET6 else f"http://{host}:{port}"
 
 
 def run_server(
@@ -18,7 +63,7 @@ def run_server(
         import uvicorn
 
         from graphmem.service import ServiceConfig, create_app
-        from graphmem.service.config import ModelSettings, embedder_from, llm_from
+        from graphmem.service.config import ModelSettings, llm_from
     except ImportError as exc:
         raise UserError(
             f"the memory service needs the 'service' extra: pip install 'graphmem[service]' ({exc})"
@@ -30,36 +75,39 @@ def run_server(
         value = options.get(name)
         return None if value is None else str(value)
 
+    algorithm = str(options.get("jwt_algorithm") or "HS256")
+    _check_jwt(opt("jwt_key"), algorithm)
     llm = llm_from(
         ModelSettings.resolve(
             "llm", model=opt("llm_model"), api_base=opt("llm_api_base"), api_key=opt("llm_api_key")
         )
     )
-    embedder = embedder_from(
-        ModelSettings.resolve(
-            "embedder",
-            model=opt("embedder_model"),
-            api_base=opt("embedder_api_base"),
-            api_key=opt("embedder_api_key"),
-        )
-    )
+    embedder = cli_embedder()
     config = ServiceConfig(
         jwt_key=opt("jwt_key"),
-        jwt_algorithms=(str(options.get("jwt_algorithm") or "HS256"),),
+        jwt_algorithms=(algorithm,),
         max_body_bytes=int(str(options.get("max_body_bytes") or 1_048_576)),
     )
-    # Blocks are the service's unit of extraction (each block's messages, once):
-    # messages added to a session do not also queue extraction by count.
-    memory = GraphMemory(
-        db,
-        embedder=embedder,
-        memory_store_id=store,
-        llm=llm,
-        memory_extraction_config=MemoryExtractionConfig(extract_memories=False),
-    )
+    sock = _listen(host, port)
     try:
-        app = create_app(memory, llm=llm, config=config)
-        click.echo(f"graphmem: serving {db!r} on http://{host}:{port}", err=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        # Blocks are the service's unit of extraction (each block's messages, once):
+        # messages added to a session do not also queue extraction by count.
+        memory = GraphMemory(
+            db,
+            embedder=embedder,
+            memory_store_id=store,
+            llm=llm,
+            memory_extraction_config=MemoryExtractionConfig(extract_memories=False),
+        )
+        try:
+            app = create_app(memory, llm=llm, config=config)
+            server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+            click.echo(f"graphmem: serving {db!r} on {_url(sock)}", err=True)
+            try:
+                server.run(sockets=[sock])
+            except SystemExit as exc:  # uvicorn's exit when the app's startup fails
+                raise UserError(f"the service did not start (status {exc.code})") from None
+        finally:
+            memory.close()
     finally:
-        memory.close()
+        sock.close()

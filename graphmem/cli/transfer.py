@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
+import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 import click
 
-from graphmem.cli._common import UserError, emit, json_option, open_memory, store_options
+from graphmem.cli._common import emit, json_option
+from graphmem.cli._store import UserError, is_dsn, open_memory, store_options
 from graphmem.core.graph_formats import dot, graphml, mermaid
 from graphmem.core.jsonl import link_line, memory_line
 from graphmem.core.tree import MAX_HOPS
@@ -22,13 +25,58 @@ from graphmem.transfer import ImportLineError, ImportReport, ImportStoreError
 __all__ = ["export", "import_"]
 
 
+def _refuse_store_output(output: str, db: str) -> None:
+    """A usage error when ``-o`` names the store's own file (or a file SQLite keeps
+    beside it): the export would overwrite what it reads."""
+    if is_dsn(db) or not os.path.exists(output):
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(db + suffix) and os.path.samefile(output, db + suffix):
+            raise click.BadParameter(
+                f"{output!r} is the store's {'file' if not suffix else suffix + ' file'}: "
+                "the export would overwrite the store; write to another file",
+                param_hint="'-o' / '--output'",
+            )
+
+
 @contextmanager
 def _output(path: str | None) -> Iterator[IO[str]]:
+    """Standard output, or ``path``. A regular file is written under a temporary
+    name in its directory and renamed over ``path`` only once the export is whole:
+    a failed export leaves an earlier file of that name as it was."""
     if path is None or path == "-":
         yield sys.stdout
         return
-    with open(path, "w", encoding="utf-8") as stream:
-        yield stream
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):  # a device, a pipe
+        with open(target, "w", encoding="utf-8") as stream:
+            yield stream
+        return
+    try:
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target)
+        )
+    except OSError as exc:
+        raise UserError(f"-o: cannot write {path!r}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            yield stream
+        os.chmod(temporary, _mode(target))
+        os.replace(temporary, target)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.remove(temporary)
+        raise
+
+
+def _mode(target: str) -> int:
+    """The permissions ``target`` keeps, or those a new file gets (0o666 less umask)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _write(
@@ -116,6 +164,8 @@ def export(
       graphmem export --db memories.db -o backup.jsonl
       graphmem export --db memories.db --format mermaid --root pizza-sourdough --hops 2
     """
+    if output is not None and output != "-":
+        _refuse_store_output(output, db)
     with open_memory(db, store) as memory, _output(output) as out:
         _write(memory, fmt, roots, hops, out, (threads, prompts))
 
@@ -152,7 +202,7 @@ def _summary(report: ImportReport) -> str:
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option(
     "--batch-size",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_COUNT),
     default=1000,
     show_default=True,
     help="Lines per transaction.",
@@ -188,6 +238,8 @@ def import_(
     """
     if source != "-" and not os.path.exists(source):
         raise UserError(f"SOURCE: no file {source!r}")
+    if source == "-" and sys.stdin is None:
+        raise UserError("SOURCE -: standard input is closed")
     stream = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
     size = None if source == "-" else os.path.getsize(source)
     show = sys.stderr.isatty() if progress is None else progress

@@ -38,11 +38,20 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def graphmem(db: Path) -> Runner:
-    """Run ``graphmem ARGS`` with ``GRAPHMEM_DB`` set to this test's file."""
+    """Run ``graphmem ARGS`` with ``GRAPHMEM_DB`` set to this test's file (and no other
+    ``GRAPHMEM_*`` variable of the calling shell); ``closed`` names the standard
+    streams to close in the child (``"stdin"``, ``"stdout"``)."""
 
-    def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> Run:
+    def run(
+        *args: str,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+        closed: tuple[str, ...] = (),
+    ) -> Run:
         assert SCRIPT.exists(), f"the console script is not installed at {SCRIPT}"
-        environ = {**os.environ, "GRAPHMEM_DB": str(db), **(env or {})}
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+        environ = {**inherited, "GRAPHMEM_DB": str(db), **(env or {})}
+        fds = [("stdin", "stdout").index(name) for name in closed]
         done = subprocess.run(
             [str(SCRIPT), *args],
             input=stdin,
@@ -50,6 +59,7 @@ def graphmem(db: Path) -> Runner:
             text=True,
             env=environ,
             timeout=120,
+            preexec_fn=(lambda: [os.close(fd) for fd in fds]) if fds else None,
         )
         return Run(done.returncode, done.stdout, done.stderr)
 

@@ -1,0 +1,195 @@
+"""What a failing command leaves behind, through the installed script: an export
+keeps the earlier file, a refused command leaves no new store file, a key that
+could not be shown is not live, closed standard streams are one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from graphmem import GraphMemory
+
+
+def _store_files(path: Path) -> list[str]:
+    return sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+
+
+def test_export_failure_keeps_the_earlier_file(graphmem, pizza_db: Path, tmp_path: Path):
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text("earlier backup\n")
+    run = graphmem("export", "--root", "typo", "-o", str(backup))
+    assert run.code == 1 and "typo" in run.err, run.err
+    assert backup.read_text() == "earlier backup\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backup.jsonl", "m.db"]
+
+
+def test_export_replaces_the_file_once_whole_keeping_its_mode(
+    graphmem, pizza_db: Path, tmp_path: Path
+) -> None:
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text("earlier backup\n")
+    backup.chmod(0o640)
+    assert graphmem("export", "-o", str(backup)).code == 0
+    kinds = [json.loads(line)["kind"] for line in backup.read_text().splitlines()]
+    assert kinds == ["memory"] * 3 + ["link"] * 2
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o640
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(backup)
+    assert graphmem("export", "--format", "graphml", "-o", str(link)).code == 0
+    assert link.is_symlink() and backup.read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize("name", ["m.db", "same.db"])
+def test_export_to_the_store_file_is_a_usage_error(
+    graphmem, pizza_db: Path, tmp_path: Path, name: str
+) -> None:
+    if name != pizza_db.name:
+        (tmp_path / name).symlink_to(pizza_db)
+    before = pizza_db.read_bytes()
+    run = graphmem("export", "-o", str(tmp_path / name))
+    assert run.code == 2, run.err
+    assert "the store's file" in run.err and "Traceback" not in run.err
+    assert pizza_db.read_bytes() == before
+    assert graphmem("get", "thin").code == 0
+
+
+def test_a_refused_command_keeps_a_store_it_did_not_create(graphmem, pizza_db: Path) -> None:
+    assert graphmem("add", "--ttl-days", "-1", "Some text.").code == 1
+    with GraphMemory(pizza_db) as memory:
+        assert len(memory.list_memories()) == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        (("add", "-"), "CONTENT -"),
+        (("update", "thin", "--content", "-"), "--content -"),
+        (("import", "-"), "SOURCE -"),
+    ],
+)
+def test_closed_standard_input_is_a_user_error(
+    graphmem, pizza_db: Path, user_error, args: tuple[str, ...], where: str
+) -> None:
+    user_error(graphmem(*args, closed=("stdin",)), f"{where}: standard input is closed")
+
+
+def test_keys_create_with_closed_standard_output_makes_no_key(graphmem, db: Path, user_error):
+    user_error(
+        graphmem("keys", "create", "--role", "admin", closed=("stdout",)),
+        "standard output is closed",
+    )
+    assert _store_files(db) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_keys_create_whose_key_cannot_be_written_revokes_it(graphmem, script: Path, db: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [str(script), "keys", "create", "--db", str(db), "--role", "admin"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("graphmem: error: could not write the new key")
+    listed = graphmem("keys", "list", "--json").json()
+    assert len(listed) == 1 and listed[0]["revoked_at"] is not None
+
+
+def test_keys_list_shows_a_label_on_its_own_line(graphmem) -> None:
+    label = "ci\nfake0000  admin  live     root"
+    assert graphmem("keys", "create", "--role", "read", "--label", label).code == 0
+    run = graphmem("keys", "list")
+    assert run.code == 0
+    assert len(run.out.splitlines()) == 1 and "fake0000" in run.out
+    assert graphmem("keys", "list", "--json").json()[0]["label"] == label
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("link", "nope", "supports", "thin", "--metadata", "{bad"),
+        ("update", "nope", "--metadata", "{bad"),
+        ("update", "nope", "--metadata", "[1]"),
+    ],
+)
+def test_metadata_form_is_checked_before_the_store_is_opened(
+    graphmem, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    run = graphmem(*args, "--db", str(tmp_path / "missing.db"))
+    assert run.code == 2, run.err
+    assert "--metadata" in run.err and "nope" not in run.err and "missing" not in run.err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--limit", "2147483648"), ("--offset", "3000000000")]
+)
+def test_list_bounds_are_checked_by_the_parser(graphmem, pizza_db: Path, option: str, value):
+    run = graphmem("list", option, value)
+    assert run.code == 2, run.err
+    assert option in run.err and value in run.err
+
+
+def test_list_pages_at_the_largest_limit_and_offset(graphmem, pizza_db: Path) -> None:
+    run = graphmem("list", "--limit", "2147483647", "--json")
+    assert run.code == 0, run.err
+    assert [item["id"] for item in run.json()["items"]] == ["thin", "sour", "neap"]
+    run = graphmem("list", "--offset", "2147483647", "--json")
+    assert (run.code, run.json()["items"]) == (0, [])
+    run = graphmem("list", "--offset", "1", "--limit", "1", "--json")
+    assert [item["id"] for item in run.json()["items"]] == ["sour"]
+    assert run.json()["next_offset"] == 2
+
+
+def _read_only_run(script: Path, data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``graphmem ARGS`` with ``{dir}`` in ARGS naming ``data`` made read-only: by
+    chmod for a user, by a read-only bind mount in a private mount namespace for root
+    (whom permission bits do not stop); the test is skipped when neither can be had."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    if os.geteuid() != 0:
+        data.chmod(0o555)
+        try:
+            argv = [a.format(dir=data) for a in args]
+            return subprocess.run(
+                [str(script), *argv], capture_output=True, text=True, env=env, timeout=120
+            )
+        finally:
+            data.chmod(0o755)
+    mount = data.parent / "read-only"
+    mount.mkdir()
+    shell = 'mount --bind -o ro "$1" "$2" || exit 99; shift 2; exec "$@"'
+    argv = [a.format(dir=mount) for a in args]
+    unshare = ["unshare", "--mount", "sh", "-c", shell, "sh", str(data), str(mount)]
+    try:
+        done = subprocess.run(
+            [*unshare, str(script), *argv], capture_output=True, text=True, env=env, timeout=120
+        )
+    except FileNotFoundError:
+        pytest.skip("root ignores chmod, and unshare(1) is missing for a read-only mount")
+    if done.returncode == 99 or (done.returncode and "unshare" in done.stderr):
+        pytest.skip(f"root ignores chmod, and no read-only mount could be made: {done.stderr}")
+    return done
+
+
+@pytest.mark.parametrize("args", [("get", "a"), ("export",)])
+def test_a_wal_store_in_a_read_only_directory_says_why(
+    script: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    with GraphMemory(data / "s.db") as memory:
+        memory.add_memory("alpha", memory_id="a")
+    assert _store_files(data / "s.db") == ["s.db"]
+    done = _read_only_run(script, data, args[0], "--db", "{dir}/s.db", *args[1:])
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("graphmem: error: --db: cannot open")
+    assert "a WAL store needs its -wal and -shm files beside it" in done.stderr
+    assert "is not writable" in done.stderr and done.stderr.count("\n") == 1
