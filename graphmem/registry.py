@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from graphmem.core.registry_rules import MAX_PROMPT_LENGTH, prompt_text_problem
@@ -144,7 +144,12 @@ class RegistryOperations(StoreHandle):
         )
 
     def resolve_prompt(
-        self, prompt_id: str, vid: int | None = None, *, in_flight: bool = False
+        self,
+        prompt_id: str,
+        vid: int | None = None,
+        *,
+        in_flight: bool = False,
+        created_at: datetime | None = None,
     ) -> Prompt:
         """The prompt text to extract with, checked against the text rules again.
 
@@ -152,6 +157,15 @@ class RegistryOperations(StoreHandle):
         refused; work already under way (``in_flight=True``) still resolves it.
         A purged prompt or version does not resolve (work under way then falls
         back to the base prompt).
+
+        Args:
+            prompt_id: the prompt.
+            vid: a version; None: the current one.
+            in_flight: resolve for work already under way.
+            created_at: the ``created_at`` of the prompt the work referred to (as
+                this method returned it then): a prompt of the id created at
+                another time is a new one, registered after a purge of the old,
+                and does not resolve (``PROMPT_NOT_FOUND``).
 
         Raises:
             PromptNotFoundError: ``PROMPT_NOT_FOUND`` / ``PROMPT_VERSION_NOT_FOUND``.
@@ -162,8 +176,16 @@ class RegistryOperations(StoreHandle):
         self._check_open()
         check_prompt_id(prompt_id)
         wanted = check_vid(vid)
+        if created_at is not None and not isinstance(created_at, datetime):
+            raise PromptArgumentError("created_at", "must be None or a datetime")
         with self._store.transaction(write=False):
             head = self._head(prompt_id)
+            if created_at is not None and head.created_at != created_at:
+                raise prompt_error(
+                    "PROMPT_NOT_FOUND",
+                    f"prompt_id: the prompt {prompt_id!r} was purged (the id now names "
+                    "a prompt registered since)",
+                )
             if self._purging(head) and in_flight:
                 raise prompt_error("PROMPT_NOT_FOUND", f"prompt_id: {prompt_id!r} is being purged")
             if not in_flight:
@@ -328,6 +350,9 @@ class RegistryOperations(StoreHandle):
         A whole purge frees the id for a new prompt, unless the prompt was
         archived: an archived id stays reserved (its versions are deleted). While
         a whole purge runs, other calls on the id get ``PROMPT_ALREADY_PURGING``.
+        Work that referred to the purged prompt falls back to the base prompt,
+        even once a new prompt holds the id (see :meth:`resolve_prompt`'s
+        ``created_at``).
 
         Raises:
             PromptNotFoundError: ``PROMPT_NOT_FOUND`` or ``PROMPT_VERSION_NOT_FOUND``.

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import GraphMemory, PromptConflictError, PromptError, PromptNotFoundError
+from graphmem import (
+    GraphMemory,
+    PromptArgumentError,
+    PromptConflictError,
+    PromptError,
+    PromptNotFoundError,
+)
 from graphmem.stores.registry_base import StoredPrompt
 from graphmem.testing.memory_store import MemoryStore
 
@@ -182,6 +188,30 @@ def test_retire_failed_purge_clears_the_mark(memory: GraphMemory) -> None:
         memory.purge_prompt("tickets")
     del store.delete_prompt
     assert memory.update_prompt("tickets", prompt="Extract dates.").current_vid == 2
+
+
+# a purged id registered again names another prompt ----------------------------------
+
+
+def test_retire_reference_to_a_prompt_registered_again_does_not_resolve(
+    memory: GraphMemory,
+) -> None:
+    taken = memory.resolve_prompt("tickets", 0)
+    again = memory.resolve_prompt("tickets", 0, in_flight=True, created_at=taken.created_at)
+    assert again.prompt == "Extract order numbers."
+    memory.purge_prompt("tickets", vid="all")
+    memory.create_prompt("tickets", "Extract competitor names.", "someone else's")
+    with pytest.raises(PromptNotFoundError) as info:
+        memory.resolve_prompt("tickets", 0, in_flight=True, created_at=taken.created_at)
+    assert _code(info) == ("PROMPT_NOT_FOUND", 404)
+    with pytest.raises(PromptNotFoundError):
+        memory.resolve_prompt("tickets", in_flight=True, created_at=taken.created_at)
+    assert memory.resolve_prompt("tickets", 0, in_flight=True).prompt.startswith("Extract comp")
+
+
+def test_retire_reference_created_at_must_be_a_datetime(memory: GraphMemory) -> None:
+    with pytest.raises(PromptArgumentError, match="created_at"):
+        memory.resolve_prompt("tickets", created_at="2026-01-01")  # type: ignore[arg-type]
 
 
 # resolution checks the text again --------------------------------------------------

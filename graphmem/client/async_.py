@@ -72,8 +72,9 @@ class AsyncAgentMemoryClient:
         annotations: Mapping[str, Any] | None = None,
     ) -> Prompt:
         """Register a prompt (version 0)."""
-        notes = None if annotations is None else dict(annotations)
-        result: Prompt = await self._send(Call.create_prompt(prompt_id, prompt, description, notes))
+        result: Prompt = await self._send(
+            Call.create_prompt(prompt_id, prompt, description, annotations)
+        )
         return result
 
     async def update_prompt(

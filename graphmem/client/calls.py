@@ -23,6 +23,7 @@ from graphmem.client.models import (
 )
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord
+from graphmem.registry_checks import check_annotations, check_prompt_id
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
 from graphmem.thread_models import Message
 from graphmem.threads.card_model import ContextCard
@@ -43,6 +44,17 @@ def _seg(value: str) -> str:
     return quote(text, safe="")
 
 
+def _prompt_path(prompt_id: object, tail: str = "") -> str:
+    """A prompt's path, its id checked first by the registry's own rule, so that an
+    id the registry refuses raises what the embedded registry raises
+    (``PromptArgumentError``) rather than reach the service as another path.
+
+    Raises:
+        PromptArgumentError: ``prompt_id`` is malformed.
+    """
+    return f"/v1/prompts/{_seg(check_prompt_id(prompt_id))}{tail}"
+
+
 def _same(answer: Any) -> Any:
     return answer
 
@@ -61,28 +73,30 @@ class Call:
 
     @classmethod
     def create_prompt(
-        cls, prompt_id: str, prompt: str, description: str, annotations: dict[str, Any] | None
+        cls, prompt_id: str, prompt: str, description: str, annotations: object
     ) -> Call:
+        """Raises PromptArgumentError for a malformed ``prompt_id`` or ``annotations``
+        that are not a JSON object (checked as the embedded registry checks them)."""
         body: dict[str, Any] = {
-            "prompt_id": prompt_id,
+            "prompt_id": check_prompt_id(prompt_id),
             "prompt": prompt,
             "description": description,
         }
         if annotations is not None:
-            body["annotations"] = annotations
+            body["annotations"] = check_annotations(annotations)
         return cls("POST", "/v1/prompts", body, read=Prompt.model_validate)
 
     @classmethod
     def update_prompt(cls, prompt_id: str, **changes: Any) -> Call:
+        if changes.get("annotations") is not None:
+            changes["annotations"] = check_annotations(changes["annotations"])
         body = {k: v for k, v in changes.items() if v is not None}
-        return cls("PATCH", f"/v1/prompts/{_seg(prompt_id)}", body, read=Prompt.model_validate)
+        return cls("PATCH", _prompt_path(prompt_id), body, read=Prompt.model_validate)
 
     @classmethod
     def get_prompt(cls, prompt_id: str, vid: int | None) -> Call:
         params = {} if vid is None else {"vid": vid}
-        return cls(
-            "GET", f"/v1/prompts/{_seg(prompt_id)}", params=params, read=Prompt.model_validate
-        )
+        return cls("GET", _prompt_path(prompt_id), params=params, read=Prompt.model_validate)
 
     @classmethod
     def list_prompts(cls, limit: int, offset: int) -> Call:
@@ -93,19 +107,19 @@ class Call:
     def list_prompt_versions(cls, prompt_id: str, limit: int, offset: int) -> Call:
         return cls(
             "GET",
-            f"/v1/prompts/{_seg(prompt_id)}/versions",
+            _prompt_path(prompt_id, "/versions"),
             params={"limit": limit, "offset": offset},
             read=PromptVersionList.model_validate,
         )
 
     @classmethod
     def archive_prompt(cls, prompt_id: str, vid: int | str) -> Call:
-        path = f"/v1/prompts/{_seg(prompt_id)}/archive"
+        path = _prompt_path(prompt_id, "/archive")
         return cls("POST", path, {"vid": vid}, read=Prompt.model_validate)
 
     @classmethod
     def purge_prompt(cls, prompt_id: str, vid: int | str) -> Call:
-        return cls("POST", f"/v1/prompts/{_seg(prompt_id)}/purge", {"vid": vid}, read=_none)
+        return cls("POST", _prompt_path(prompt_id, "/purge"), {"vid": vid}, read=_none)
 
     # users and sessions ----------------------------------------------------------------
 

@@ -87,8 +87,7 @@ class AgentMemoryClient:
         annotations: Mapping[str, Any] | None = None,
     ) -> Prompt:
         """Register a prompt (version 0)."""
-        notes = None if annotations is None else dict(annotations)
-        result: Prompt = self._send(Call.create_prompt(prompt_id, prompt, description, notes))
+        result: Prompt = self._send(Call.create_prompt(prompt_id, prompt, description, annotations))
         return result
 
     def update_prompt(

@@ -105,8 +105,8 @@ class ExtractionResult(BaseModel):
         message_ids: the messages read.
         prompt_id: the registry prompt used, or :data:`BASE_PROMPT_ID`.
         prompt_vid: its version (the base prompt's: :data:`BASE_PROMPT_VERSION`).
-        prompt_fallback: a registry prompt was asked for but purged meanwhile,
-            so the base prompt ran.
+        prompt_fallback: a registry prompt was asked for but purged meanwhile
+            (its id may name a prompt registered since), so the base prompt ran.
         model: the LLM's ``model`` attribute (or its class name).
     """
 

@@ -27,8 +27,6 @@ from graphmem.extraction.config import (
 )
 from graphmem.extraction.linking import LinkPlan, ask_links, candidates_near, checked_links
 from graphmem.extraction.models import (
-    BASE_PROMPT_ID,
-    BASE_PROMPT_VERSION,
     PROVENANCE_KEY,
     ExtractedRecord,
     ExtractionResult,
@@ -41,7 +39,7 @@ from graphmem.extraction.prompting import (
     parse_links,
     parse_records,
 )
-from graphmem.registry_errors import PromptNotFoundError
+from graphmem.extraction.resolving import PromptChoice, prompt_for_work
 from graphmem.stores.base import NewMemory
 from graphmem.stores.job_base import StoredJob
 from graphmem.thread_models import ThreadInfo
@@ -62,9 +60,11 @@ JOB_KIND = "extract"
 class ExtractionRequest:
     """What a job asks for (its payload): the effective config, the messages
     (``message_ids``, or the window ending before position ``upto``), the
-    registry prompt, if any, and the creation time of the thread it was queued
-    for (``thread_born``: a thread deleted and made again under the same id is
-    another thread, whose messages the job must not read)."""
+    registry prompt, if any, with what the reference recorded of it
+    (``prompt_born``: :func:`~graphmem.extraction.resolving.referenced_at`), and
+    the creation time of the thread it was queued for (``thread_born``: a thread
+    deleted and made again under the same id is another thread, whose messages
+    the job must not read)."""
 
     job_id: str
     thread_id: str
@@ -74,6 +74,7 @@ class ExtractionRequest:
     prompt_id: str | None = None
     prompt_vid: int | None = None
     thread_born: str | None = None
+    prompt_born: str | None = None
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -82,6 +83,7 @@ class ExtractionRequest:
             "message_ids": None if self.message_ids is None else list(self.message_ids),
             "prompt_id": self.prompt_id,
             "prompt_vid": self.prompt_vid,
+            "prompt_created_at": self.prompt_born,
             "thread_created_at": self.thread_born,
         }
 
@@ -127,6 +129,7 @@ class ExtractionRequest:
             prompt_id=payload.get("prompt_id"),
             prompt_vid=payload.get("prompt_vid"),
             thread_born=payload.get("thread_created_at"),
+            prompt_born=payload.get("prompt_created_at"),
         )
 
 
@@ -143,7 +146,7 @@ class Plan:
     links: LinkPlan = field(default_factory=LinkPlan)
     dropped: int = 0
     llm_calls: int = 0
-    prompt: tuple[str, int | None, bool] = (BASE_PROMPT_ID, BASE_PROMPT_VERSION, False)
+    prompt: PromptChoice = field(default_factory=PromptChoice)
     model: str | None = None
 
 
@@ -170,19 +173,6 @@ def _window(
     return [WindowMessage(m.id, m.role, m.content, dict(m.metadata)) for m in chosen]
 
 
-def _registry_text(
-    memory: GraphMemory, request: ExtractionRequest
-) -> tuple[str | None, tuple[str, int | None, bool]]:
-    """The registry prompt's text (None: the base prompt) and what provenance records."""
-    if request.prompt_id is None:
-        return None, (BASE_PROMPT_ID, BASE_PROMPT_VERSION, False)
-    try:
-        found = memory.resolve_prompt(request.prompt_id, request.prompt_vid, in_flight=True)
-    except PromptNotFoundError:  # purged meanwhile: the base prompt runs
-        return None, (BASE_PROMPT_ID, BASE_PROMPT_VERSION, True)
-    return found.prompt, (found.prompt_id, found.vid, False)
-
-
 def _model_name(llm: LlmProtocol) -> str:
     name = getattr(llm, "model", None)
     return name if isinstance(name, str) else type(llm).__name__
@@ -200,9 +190,14 @@ def _scope(memory: GraphMemory, info: ThreadInfo) -> SearchFilters:
 
 
 def plan_extraction(
-    memory: GraphMemory, request: ExtractionRequest, llm: LlmProtocol, info: ThreadInfo
+    memory: GraphMemory,
+    request: ExtractionRequest,
+    llm: LlmProtocol,
+    info: ThreadInfo,
+    prompt: PromptChoice | None = None,
 ) -> Plan:
-    """Every model call of one extraction (none when the window is empty).
+    """Every model call of one extraction (none when the window is empty), under
+    ``prompt`` (None: the request's prompt reference, resolved now).
 
     Raises:
         ModelError: the LLM or the embedder failed, or a reply is out of schema.
@@ -213,7 +208,8 @@ def plan_extraction(
     plan = Plan(request, info, config, tuple(window), model=_model_name(llm))
     if not window:
         return plan
-    text, prompt = _registry_text(memory, request)
+    if prompt is None:
+        prompt = prompt_for_work(memory, request.prompt_id, request.prompt_vid, request.prompt_born)
     mode = config.memory_link_extraction_mode
     during = mode is MemoryLinkExtractionMode.DURING_EXTRACTION
     candidates = None
@@ -229,7 +225,7 @@ def plan_extraction(
                 "content": extraction_prompt(
                     window,
                     custom_instructions=config.memory_extraction_custom_instructions,
-                    registry_text=text,
+                    registry_text=prompt.text,
                     candidates=candidates,
                     link_instructions=config.memory_link_extraction_custom_instructions,
                 ),
@@ -275,15 +271,14 @@ def _inherited(plan: Plan, record: ExtractedRecord) -> dict[str, Any]:
 
 def _new_records(memory: GraphMemory, plan: Plan) -> list[NewMemory]:
     now = memory._clock()
-    prompt_id, prompt_vid, _ = plan.prompt
     built = []
     for index, record in enumerate(plan.records):
         provenance = {
             "job_id": plan.request.job_id,
             "message_ids": [plan.window[i].record_id for i in record.sources],
             "model": plan.model,
-            "prompt_id": prompt_id,
-            "prompt_vid": prompt_vid,
+            "prompt_id": plan.prompt.prompt_id,
+            "prompt_vid": plan.prompt.vid,
         }
         built.append(
             NewMemory(
@@ -345,7 +340,6 @@ def write_extraction(
 def _result(
     plan: Plan, new: Sequence[NewMemory], links: Sequence[Any], rejected: int
 ) -> ExtractionResult:
-    prompt_id, prompt_vid, fallback = plan.prompt
     return ExtractionResult(
         job_id=plan.request.job_id,
         thread_id=plan.request.thread_id,
@@ -355,8 +349,8 @@ def _result(
         dropped_records=plan.dropped,
         llm_calls=plan.llm_calls,
         message_ids=[m.record_id for m in plan.window],
-        prompt_id=prompt_id,
-        prompt_vid=prompt_vid,
-        prompt_fallback=fallback,
+        prompt_id=plan.prompt.prompt_id,
+        prompt_vid=plan.prompt.vid,
+        prompt_fallback=plan.prompt.fallback,
         model=plan.model,
     )

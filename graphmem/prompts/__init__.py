@@ -7,11 +7,14 @@ written, so a reader can review a prompt without reading code.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["load_prompt", "load_schema", "render_prompt"]
+__all__ = ["delimiter_labels", "load_prompt", "load_schema", "render_prompt"]
+
+_DELIMITER_LINE = re.compile(r"^={3,} +(\S.*?) +={3,}$", re.MULTILINE)
 
 
 @cache
@@ -45,3 +48,17 @@ def render_prompt(name: str, **values: str) -> str:
         else:
             out.append("{{" + part)
     return "".join(out)
+
+
+@cache
+def delimiter_labels() -> frozenset[str]:
+    """The labels of the delimiter lines of every prompt file, as written
+    (``===== MESSAGES =====`` gives ``MESSAGES``): registered prompt text may not
+    name them (:mod:`graphmem.core.registry_rules`).
+
+    >>> {"MESSAGES", "END OF OPERATOR INSTRUCTIONS"} <= delimiter_labels()
+    True
+    """
+    folder = resources.files("graphmem") / "prompts"
+    texts = [f.read_text("utf-8") for f in folder.iterdir() if f.name.endswith(".md")]
+    return frozenset(m.group(1) for text in texts for m in _DELIMITER_LINE.finditer(text))

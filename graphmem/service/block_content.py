@@ -9,14 +9,37 @@ from typing import Any
 
 from graphmem.core.validation import check_content
 from graphmem.errors import InvalidArgumentError
+from graphmem.extraction.prompting import operator_instructions
 from graphmem.service.schemas import AddMemoryBody
 
-__all__ = ["block_text", "checked_content", "restarted", "summary_prompt", "turn_messages"]
+__all__ = [
+    "REFERENCED",
+    "block_text",
+    "checked_content",
+    "restarted",
+    "summary_messages",
+    "summary_prompt",
+    "turn_messages",
+]
 
 
 @cache
 def summary_prompt() -> str:
     return (resources.files("graphmem.prompts") / "block_summary.md").read_text("utf-8").strip()
+
+
+def summary_messages(content: dict[str, Any], instructions: str | None) -> list[dict[str, str]]:
+    """The summary request of a block: the summary prompt (with a registry prompt's
+    text, delimited as untrusted, when there is one) and the block's text."""
+    system = (
+        summary_prompt()
+        + "\n"
+        + operator_instructions(instructions, "what to keep in the summary and how to phrase it")
+    )
+    return [
+        {"role": "system", "content": system.rstrip("\n")},
+        {"role": "user", "content": block_text(content)},
+    ]
 
 
 def turn_messages(turns: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -36,11 +59,21 @@ def block_text(content: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def restarted(state: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A block's extraction state when it is to be extracted again: what an earlier
-    run wrote is stale."""
+REFERENCED = "prompt_created_at"
+"""The key of a block's extraction state that records which prompt the block's
+reference means: the prompt's ``created_at`` when the reference was taken
+(:func:`graphmem.extraction.resolving.referenced_at`)."""
+
+
+def restarted(
+    state: dict[str, Any] | None, reference: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """A block's extraction state when it is to be extracted again under a new
+    prompt reference (``reference``: its :data:`REFERENCED` entry, None for none):
+    what an earlier run wrote is stale."""
     stale = [*(state or {}).get("stale", []), *(state or {}).get("record_ids", [])]
-    return {"stale": stale} if stale else None
+    fresh = {**(reference or {}), **({"stale": stale} if stale else {})}
+    return fresh or None
 
 
 def _check_text(where: str, text: str) -> None:

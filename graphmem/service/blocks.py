@@ -4,11 +4,14 @@ A block is checked whole (its session, its content, its prompt reference) before
 anything is embedded or written, then stored ``pending``. Processing (at once, or
 by the background worker when ``async_processing``) moves it to ``processing``,
 adds its messages to the session's thread and its facts as ``fact`` memories,
-resolves its prompt (a late-bound block takes the current version, recorded as
-``resolved_vid``; an archived prompt still resolves; a purged one falls back to
-the base prompt), extracts memories from its messages (when the server has an
-LLM and ``context_required`` holds; the prompt's text steers the extraction),
-writes a summary, and ends ``ready`` (or ``failed``, with the error kept).
+resolves its prompt once (a late-bound block takes the current version, recorded
+as ``resolved_vid``; an archived prompt still resolves; a purged one falls back to
+the base prompt, and so does a prompt registered under the id after a whole
+purge: the block keeps the ``created_at`` of the prompt it referred to),
+extracts memories from its messages (when the server has an LLM and
+``context_required`` holds; the prompt's text steers the extraction), writes a
+summary under the same prompt (its text delimited as untrusted, as in
+extraction), and ends ``ready`` (or ``failed``, with the error kept).
 Changing the prompt of a block re-runs extraction and the summary under the new
 prompt: the records of the earlier extraction are deleted, its messages and
 facts are not written or embedded again.
@@ -31,13 +34,15 @@ from typing import TYPE_CHECKING, Any
 from graphmem.core.registry_rules import DEFAULT_PROMPT_ID
 from graphmem.core.validation import check_id, utc_now
 from graphmem.errors import GraphMemError, InvalidArgumentError, NotFoundError
+from graphmem.extraction.resolving import PromptChoice, prompt_for_work, referenced_at
 from graphmem.registry_checks import check_vid
-from graphmem.registry_errors import PromptArgumentError, PromptNotFoundError
+from graphmem.registry_errors import PromptArgumentError
 from graphmem.service.block_content import (
+    REFERENCED,
     block_text,
     checked_content,
     restarted,
-    summary_prompt,
+    summary_messages,
     turn_messages,
 )
 from graphmem.service.block_worker import BlockWorker
@@ -76,12 +81,13 @@ class BlockService(BlockWorker):
 
     def _prompt_ref(
         self, prompt_id: str | None, prompt_vid: int | None, context_required: bool
-    ) -> tuple[str | None, int | None]:
-        """The checked prompt reference (``default``: none). Raises before any write."""
+    ) -> tuple[str | None, int | None, dict[str, Any] | None]:
+        """The checked prompt reference (``default``: none) and the extraction
+        state that records which prompt it means. Raises before any write."""
         if prompt_id is None or prompt_id == DEFAULT_PROMPT_ID:
             if prompt_vid is not None:
                 raise InvalidArgumentError("prompt_vid", "needs a registered prompt_id")
-            return None, None
+            return None, None, None
         if not context_required:
             raise PromptArgumentError(
                 "context_required",
@@ -94,8 +100,8 @@ class BlockService(BlockWorker):
                 "semantic extraction is disabled: the server has no LLM configured",
                 code="PROMPT_EXTRACTION_DISABLED",
             )
-        self.memory.resolve_prompt(prompt_id, check_vid(prompt_vid, "prompt_vid"))
-        return prompt_id, prompt_vid
+        found = self.memory.resolve_prompt(prompt_id, check_vid(prompt_vid, "prompt_vid"))
+        return prompt_id, prompt_vid, {REFERENCED: referenced_at(found)}
 
     def _session(self, session_id: str) -> None:
         check_id("session_id", session_id)
@@ -109,7 +115,7 @@ class BlockService(BlockWorker):
         """Check and store a block, then process it now or queue it."""
         self._session(session_id)
         content = checked_content(body)
-        prompt_id, prompt_vid = self._prompt_ref(
+        prompt_id, prompt_vid, state = self._prompt_ref(
             body.prompt_id, body.prompt_vid, body.context_required
         )
         now = utc_now()
@@ -127,6 +133,7 @@ class BlockService(BlockWorker):
             None,
             now,
             now,
+            extraction=state,
         )
         block = self._taken(block, now, body.async_processing)
         with self._store.transaction():
@@ -138,7 +145,7 @@ class BlockService(BlockWorker):
         block = self.get(session_id, block_id)
         if body.prompt_id is None:
             raise InvalidArgumentError("prompt_id", "give a registered prompt_id or 'default'")
-        prompt_id, prompt_vid = self._prompt_ref(
+        prompt_id, prompt_vid, state = self._prompt_ref(
             body.prompt_id, body.prompt_vid, block.context_required
         )
         now = utc_now()
@@ -151,7 +158,7 @@ class BlockService(BlockWorker):
                 resolved_vid=None,
                 error=None,
                 updated_at=now,
-                extraction=restarted(current.extraction),
+                extraction=restarted(current.extraction, state),
             )
             changed = self._taken(changed, now, body.async_processing)
             self._store.update_block(changed)
@@ -219,14 +226,16 @@ class BlockService(BlockWorker):
 
     def _processed(self, block: StoredBlock) -> StoredBlock:
         try:
-            instructions, resolved = self._resolve(block)
+            prompt = self._resolve(block)
             block = self._write_content(block)
-            block = self._extract(block, resolved)
-            summary = self._summarize(block, instructions)
+            block = self._extract(block, prompt)
+            summary = self._summarize(block, prompt.text)
         except GraphMemError as exc:
             _log.warning("block %s failed: %s", block.block_id, exc)
             return replace(block, status="failed", error=client_text(exc)[:_MAX_ERROR])
-        return replace(block, status="ready", summary=summary, resolved_vid=resolved, error=None)
+        return replace(
+            block, status="ready", summary=summary, resolved_vid=prompt.registry_vid, error=None
+        )
 
     @staticmethod
     def _held(current: StoredBlock | None, claim: StoredBlock) -> bool:
@@ -269,16 +278,13 @@ class BlockService(BlockWorker):
                 )
             )
 
-    def _resolve(self, block: StoredBlock) -> tuple[str | None, int | None]:
-        """The prompt text and version to process with: work in flight still resolves
-        an archived prompt; a purged one falls back to the base prompt (None)."""
-        if block.prompt_id is None:
-            return None, None
-        try:
-            prompt = self.memory.resolve_prompt(block.prompt_id, block.prompt_vid, in_flight=True)
-        except PromptNotFoundError:
-            return None, None
-        return prompt.prompt, prompt.vid
+    def _resolve(self, block: StoredBlock) -> PromptChoice:
+        """The prompt to process with, resolved once for the extraction and the
+        summary: work in flight still resolves an archived prompt; a purged one (or
+        a prompt registered under the id since the block referred to it) falls back
+        to the base prompt."""
+        referenced = (block.extraction or {}).get(REFERENCED)
+        return prompt_for_work(self.memory, block.prompt_id, block.prompt_vid, referenced)
 
     def _write_content(self, block: StoredBlock) -> StoredBlock:
         """Store what is not stored yet: the messages (one call), then each fact. Each
@@ -305,7 +311,7 @@ class BlockService(BlockWorker):
             )
         return block
 
-    def _extract(self, block: StoredBlock, resolved: int | None) -> StoredBlock:
+    def _extract(self, block: StoredBlock, prompt: PromptChoice) -> StoredBlock:
         """Extract memories from the block's messages (once per prompt; see the module
         doc); the new records' and links' ids are kept in ``block.extraction``."""
         messages = len(turn_messages(block.content["messages"]))
@@ -327,14 +333,16 @@ class BlockService(BlockWorker):
             thread = self.memory.get_thread(block.thread_id)
             found = thread._extract(
                 block.record_ids[:messages],
-                None if resolved is None else block.prompt_id,
-                resolved,
+                None if prompt.registry_vid is None else block.prompt_id,
+                prompt.registry_vid,
                 None,
                 job_id=state["job_id"],
                 in_flight=True,
                 inside=lambda: self._holding(block),
+                prompt=prompt,
             ).model_dump(mode="json")
         state = {
+            **{k: state[k] for k in (REFERENCED,) if k in state},
             "job_id": state["job_id"],
             "record_ids": list(found["record_ids"]),
             "relation_ids": list(found["relation_ids"]),
@@ -359,13 +367,7 @@ class BlockService(BlockWorker):
         return replace(block, extraction=state)
 
     def _summarize(self, block: StoredBlock, instructions: str | None) -> str:
-        text = block_text(block.content)
         if self.llm is None:
-            return " ".join(text.split())[:_MAX_SUMMARY]
-        system = summary_prompt()
-        if instructions is not None:
-            system += "\n\nCustom instructions from the application:\n" + instructions
-        reply = self.llm.chat(
-            [{"role": "system", "content": system}, {"role": "user", "content": text}]
-        )
+            return " ".join(block_text(block.content).split())[:_MAX_SUMMARY]
+        reply = self.llm.chat(summary_messages(block.content, instructions))
         return reply.strip()[:_MAX_SUMMARY]

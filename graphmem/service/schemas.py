@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
+from pydantic_core import PydanticCustomError
 
 __all__ = [
     "AddMemoryBody",
@@ -52,9 +61,19 @@ class UpdatePromptBody(BaseModel):
     annotations: dict[str, Any] | None = None
 
 
+def _scope(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """``"all"`` or an integer, refused in the words of the embedded registry."""
+    try:
+        return handler(value)
+    except ValidationError:
+        raise PydanticCustomError(
+            "vid", 'must be "all" or an integer >= 0; got {got}', {"got": f"{value!r:.60}"}
+        ) from None
+
+
 class RetireBody(BaseModel):
     model_config = _STRICT
-    vid: Literal["all"] | int = Field(
+    vid: Annotated[Literal["all"] | int, WrapValidator(_scope)] = Field(
         description='"all" for the whole prompt, or one version number (>= 0).'
     )
 

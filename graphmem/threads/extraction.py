@@ -11,6 +11,7 @@ from graphmem.core.validation import check_id, format_time
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.extraction.config import check_extraction_config
 from graphmem.extraction.models import ExtractionResult
+from graphmem.extraction.resolving import PromptChoice, referenced_at
 from graphmem.extraction.run import ExtractionRequest, plan_extraction, write_extraction
 from graphmem.registry_checks import check_prompt_id, check_vid
 from graphmem.thread_models import ThreadInfo
@@ -81,8 +82,9 @@ class ThreadExtraction:
             raise InvalidArgumentError("prompt_vid", "needs a prompt_id")
         pid = None if prompt_id is None else check_prompt_id(prompt_id)
         vid = check_vid(prompt_vid, "prompt_vid")
+        born = None
         if pid is not None and not in_flight:
-            memory.resolve_prompt(pid, vid)
+            born = referenced_at(memory.resolve_prompt(pid, vid))
         return (
             ExtractionRequest(
                 job_id=job_id or str(uuid.uuid4()),
@@ -93,6 +95,7 @@ class ThreadExtraction:
                 prompt_id=pid,
                 prompt_vid=vid,
                 thread_born=format_time(info.created_at),
+                prompt_born=born,
             ),
             info,
         )
@@ -141,18 +144,20 @@ class ThreadExtraction:
         job_id: str | None = None,
         in_flight: bool = False,
         inside: Callable[[], object] | None = None,
+        prompt: PromptChoice | None = None,
     ) -> ExtractionResult:
         """:meth:`extract_memories`, also for work already under way (a memory
         block: ``in_flight`` resolves an archived prompt and falls back to the base
         prompt when it was purged) under a ``job_id`` fixed by the caller, so that a
         retry finds the job row of work already written; ``inside()`` runs in the
-        transaction that writes the records, and its error writes nothing."""
+        transaction that writes the records, and its error writes nothing. A
+        ``prompt`` the caller resolved already runs as it is (not resolved again)."""
         request, info = self._request(
             message_ids, prompt_id, prompt_vid, config, job_id=job_id, in_flight=in_flight
         )
         memory = self._memory
         plan = plan_extraction(
-            memory, request, self.llm or memory._extraction_llm(self.thread_id), info
+            memory, request, self.llm or memory._extraction_llm(self.thread_id), info, prompt
         )
 
         def record(result: ExtractionResult) -> bool:
@@ -176,7 +181,13 @@ class ThreadExtraction:
         config: Any = None,
     ) -> str:
         """Queue the work of :meth:`extract_memories` as a durable job; returns its
-        id (``GraphMemory.get_job(job_id)`` reads its status and result)."""
+        id (``GraphMemory.get_job(job_id)`` reads its status and result).
+
+        The job resolves its prompt when it runs: an archived prompt still
+        resolves; a purged one falls back to the base prompt
+        (``prompt_fallback=True``), and so does one registered under the id
+        after a whole purge (the job keeps the ``created_at`` of the prompt it
+        was queued for)."""
         request, _ = self._request(message_ids, prompt_id, prompt_vid, config)
         memory = self._memory
         memory._extraction_llm(self.thread_id)  # no LLM: refused now, not later

@@ -23,7 +23,15 @@ import pytest
 
 from graphmem.testing import ModelServer
 
-MARK = "Custom instructions from the application:\n"
+OPERATOR = "===== OPERATOR INSTRUCTIONS (untrusted) =====\n"
+OPERATOR_END = "\n===== END OF OPERATOR INSTRUCTIONS ====="
+
+
+def summary_of(system: str) -> str:
+    """A block summary naming the registry text its system prompt carried, if any."""
+    if OPERATOR not in system:
+        return "base"
+    return "custom: " + system.split(OPERATOR, 1)[1].split(OPERATOR_END, 1)[0]
 
 
 def _chat_reply(body: dict[str, Any]) -> str:
@@ -38,8 +46,7 @@ def _chat_reply(body: dict[str, Any]) -> str:
         return json.dumps({"links": []})
     if body.get("response_format"):
         return json.dumps({"summary": "A support conversation.", "topics": ["support"]})
-    system = str(body["messages"][0]["content"])
-    return "custom: " + system.split(MARK, 1)[1] if MARK in system else "base"
+    return summary_of(str(body["messages"][0]["content"]))
 
 
 def free_port() -> int:

@@ -16,7 +16,15 @@ from graphmem.errors import ModelError
 from graphmem.service import ServiceConfig, create_app
 from graphmem.service.keys import create_key
 
-MARK = "Custom instructions from the application:\n"
+OPERATOR = "===== OPERATOR INSTRUCTIONS (untrusted) =====\n"
+OPERATOR_END = "\n===== END OF OPERATOR INSTRUCTIONS ====="
+
+
+def summary_of(system: str) -> str:
+    """A block summary naming the registry text its system prompt carried, if any."""
+    if OPERATOR not in system:
+        return "base"
+    return "custom: " + system.split(OPERATOR, 1)[1].split(OPERATOR_END, 1)[0]
 
 
 def _structured(schema: Mapping[str, Any], messages: Sequence[Mapping[str, str]]) -> str:
@@ -48,8 +56,7 @@ class ScriptedLlm:
             raise ModelError("chat failed", status=503, provider_message="down")
         if json_schema is not None:
             return _structured(json_schema, messages)
-        system = messages[0]["content"]
-        return "custom: " + system.split(MARK, 1)[1] if MARK in system else "base"
+        return summary_of(messages[0]["content"])
 
 
 class CountingEmbedder(HashingEmbedder):
