@@ -15,6 +15,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from graphmem.core.validation import MAX_COUNT
+
 __all__ = [
     "AddMemoryBody",
     "ChatTurn",
@@ -67,7 +69,9 @@ def _scope(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         return handler(value)
     except ValidationError:
         raise PydanticCustomError(
-            "vid", 'must be "all" or an integer >= 0; got {got}', {"got": f"{value!r:.60}"}
+            "vid",
+            'must be "all" or an integer from 0 to {top}; got {got}',
+            {"top": MAX_COUNT, "got": f"{value!r:.60}"},
         ) from None
 
 

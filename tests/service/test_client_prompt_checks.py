@@ -110,6 +110,6 @@ def test_http_scope_neither_all_nor_a_number_named_plainly(
     assert answer.status_code == 400
     assert answer.json() == {
         "code": "INVALID_ARGUMENT",
-        "message": f'vid: must be "all" or an integer >= 0; got {vid!r}',
+        "message": f'vid: must be "all" or an integer from 0 to 2147483647; got {vid!r}',
         "status": 400,
     }
