@@ -23,6 +23,8 @@ from graphmem.core.validation import (
     utc_now,
 )
 from graphmem.errors import (
+    CLOSED_MESSAGE,
+    ClosedError,
     ConflictError,
     ExtractionError,
     ExtractionTimeoutError,
@@ -44,6 +46,8 @@ from graphmem.thread_models import ThreadInfo
 __all__ = ["ExtractionOperations", "job_info"]
 
 _STATUSES = ("queued", "running", "done", "failed")
+_WAIT_POLL = 0.02
+"""Seconds between two looks at a thread's jobs while waiting for them."""
 
 
 def job_info(job: StoredJob) -> JobInfo:
@@ -170,27 +174,47 @@ class ExtractionOperations(StoreHandle):
             queued += self._queue(request)
         return queued
 
-    def _wait_for_thread(self, thread_id: str, timeout: float | None) -> None:
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def _wait_start(self, timeout: float | None) -> float | None:
+        """Before waiting for a thread's jobs (``Thread.wait_for_memory_extraction``
+        and its async twin, which then call :meth:`_wait_step` until it returns
+        None): queue again the jobs of gone owners; the deadline."""
+        self._jobs.recover(force=True)
+        return None if timeout is None else time.monotonic() + timeout
+
+    def _wait_step(
+        self, thread_id: str, deadline: float | None, timeout: float | None
+    ) -> float | None:
+        """One look at the thread's jobs while waiting for them: None when none is
+        queued or running, else the seconds to pause before the next look (0 after
+        running one job here, with no workers).
+
+        Raises:
+            ClosedError: the handle is closing (its jobs will not run any more).
+            ExtractionTimeoutError: jobs still pending after the deadline.
+            ExtractionError: none pending, but some of the thread's jobs failed.
+        """
         store, runner = self._store, self._jobs
-        runner.recover(force=True)
-        while True:
-            with store.transaction(write=False):
-                pending = store.list_jobs(thread_id, "queued", 1, 0) or store.list_jobs(
-                    thread_id, "running", 1, 0
-                )
-            if not pending:
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                raise ExtractionTimeoutError(
-                    f"thread {thread_id!r}: extraction jobs still pending after {timeout} s"
-                )
-            if runner.workers == 0 and runner.run_one(thread_id):
-                continue  # no workers: this thread runs them, one at a time
-            runner.notify()
-            runner.recover()
-            time.sleep(0.02)
-        failed = store.list_jobs(thread_id, "failed", 100, 0)
+        if runner.stopping:
+            raise ClosedError(CLOSED_MESSAGE)
+        with store.transaction(write=False):
+            pending = store.list_jobs(thread_id, "queued", 1, 0) or store.list_jobs(
+                thread_id, "running", 1, 0
+            )
+        if not pending:
+            self._raise_failed(thread_id)
+            return None
+        if deadline is not None and time.monotonic() > deadline:
+            raise ExtractionTimeoutError(
+                f"thread {thread_id!r}: extraction jobs still pending after {timeout} s"
+            )
+        if runner.workers == 0 and runner.run_one(thread_id):
+            return 0.0  # no workers: the waiter runs them, one at a time
+        runner.notify()
+        runner.recover()
+        return _WAIT_POLL
+
+    def _raise_failed(self, thread_id: str) -> None:
+        failed = self._store.list_jobs(thread_id, "failed", 100, 0)
         if failed:
             shown = "; ".join(f"{j.job_id}: {j.last_error}" for j in failed[:3])
             raise ExtractionError(

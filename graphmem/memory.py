@@ -163,7 +163,9 @@ class GraphMemory(
     def close(self) -> None:
         """Let running extraction jobs finish (up to 30 s; the unfinished ones go back
         to the queue, for the next open), wait for running async calls, then close
-        the store's connection (idempotent). Queued jobs stay queued."""
+        the store's connection (idempotent). Queued jobs stay queued. A
+        ``wait_for_memory_extraction`` (or its async twin) under way raises
+        ClosedError as soon as closing begins, since no job runs any more."""
         if self._open is not None:
             self._jobs.stop(CLOSE_TIMEOUT)
         self._pool.shutdown(close=True)

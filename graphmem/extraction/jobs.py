@@ -101,6 +101,11 @@ class JobRunner:
                 thread.start()
         self._wake.set()
 
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` was called (the handle is closing): no job starts."""
+        return self._stop.is_set()
+
     def notify(self) -> None:
         """New jobs were queued."""
         if self.workers:

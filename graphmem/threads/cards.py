@@ -12,6 +12,7 @@ may run at the same time and the card is the same as when they run one by one.
 
 from __future__ import annotations
 
+import contextvars
 import heapq
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -116,11 +117,12 @@ def check_card_plan(max_relevant_results: object, min_relevant_results_by_type: 
 
 
 def run_searches(tasks: Sequence[Callable[[], T]], concurrency: int) -> list[T]:
-    """Each task's result, in task order; at most ``concurrency`` run at once."""
+    """Each task's result, in task order; at most ``concurrency`` run at once, each
+    in a copy of the caller's context (a reranker may read its context variables)."""
     if concurrency <= 1 or len(tasks) <= 1:
         return [task() for task in tasks]
     with ThreadPoolExecutor(max_workers=min(concurrency, len(tasks))) as pool:
-        futures = [pool.submit(task) for task in tasks]
+        futures = [pool.submit(contextvars.copy_context().run, task) for task in tasks]
         return [f.result() for f in futures]
 
 

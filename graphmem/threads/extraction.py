@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from graphmem.asyncpool import async_twin
+from graphmem.asyncpool import async_twin, on_pool
 from graphmem.core.validation import check_id, format_time
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.extraction.config import check_extraction_config
@@ -206,12 +208,29 @@ class ThreadExtraction:
             ExtractionError: some of the thread's jobs failed (``job_ids``); they
                 stay listed by ``GraphMemory.list_jobs(status="failed")`` until
                 queued again by ``GraphMemory.retry_job(job_id)``.
+            ClosedError: the handle was closed, or began closing, meanwhile.
         """
+        wait, deadline = self._wait_start(timeout)
+        step = self._memory._wait_step
+        while (pause := step(self.thread_id, deadline, wait)) is not None:
+            time.sleep(pause)
+
+    def _wait_start(self, timeout: object) -> tuple[float | None, float | None]:
+        """The checked timeout and the deadline of a wait."""
         self._memory._check_open()
         wait = _check_timeout(timeout)
         self.info()
-        self._memory._wait_for_thread(self.thread_id, wait)
+        return wait, self._memory._wait_start(wait)
+
+    async def wait_for_memory_extraction_async(self, timeout: float | None = None) -> None:
+        """Async twin of :meth:`wait_for_memory_extraction`: the same checks, each
+        awaited on the worker pool, with :func:`asyncio.sleep` between them, so the
+        wait holds no worker while it waits and cancelling it ends it (a job it was
+        running itself, with ``extraction_workers=0``, still finishes)."""
+        pool, step = self._pool, self._memory._wait_step
+        wait, deadline = await on_pool(pool, self._wait_start, timeout)
+        while (pause := await on_pool(pool, step, self.thread_id, deadline, wait)) is not None:
+            await asyncio.sleep(pause)
 
     extract_memories_async = async_twin(extract_memories)
     schedule_extraction_async = async_twin(schedule_extraction)
-    wait_for_memory_extraction_async = async_twin(wait_for_memory_extraction)

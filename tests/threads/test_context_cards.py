@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 
@@ -14,6 +15,7 @@ from graphmem.threads.cards import (
     Candidate,
     CardPlan,
     check_card_plan,
+    run_searches,
     select_relevant,
 )
 
@@ -124,6 +126,15 @@ def test_card_searches_run_concurrently_up_to_the_bound() -> None:
     peak = 0
     assert [c.record_id for c in select_relevant(plan, slow, 5)] == sequential
     assert peak == 5  # four per-type searches and the fill search at once
+
+
+def test_card_searches_see_the_callers_context() -> None:
+    request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+        "request_id", default=None
+    )
+    request_id.set("caller")
+    tasks = [request_id.get for _ in range(4)]
+    assert run_searches(tasks, 4) == ["caller"] * 4
 
 
 # -- through the thread handle ----------------------------------------------------------
