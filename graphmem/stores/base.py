@@ -137,11 +137,21 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         of them after the first ``offset``; expired ones too when ``include_expired``."""
 
     def scan_memories(self, now: datetime, page: int) -> Iterator[list[MemoryRecord]]:
-        """Every memory unexpired at ``now``, in the order of :meth:`list_memories`,
-        ``page`` at a time, for a caller that holds a read transaction around the
-        whole scan (an export). Stores may override this paging by offsets."""
+        """Every memory unexpired at ``now``, and every expired one that is an end of
+        a link (an export keeps the link), in the order of :meth:`list_memories`,
+        about ``page`` at a time, for a caller that holds a read transaction around
+        the whole scan (an export). Stores may override this paging by offsets."""
         filters = SearchFilters(now=now)
-        return _pages(lambda limit, offset: self.list_memories(filters, True, limit, offset), page)
+        for records in _pages(
+            lambda limit, offset: self.list_memories(filters, True, limit, offset, True), page
+        ):
+            kept = [
+                m
+                for m in records
+                if m.expires_at is None or m.expires_at > now or self.count_links(m.id, None)
+            ]
+            if kept:
+                yield kept
 
     @abstractmethod
     def update_memory(
@@ -232,23 +242,10 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         """How many links :meth:`list_links` pages through for the same ``record_id``
         and ``relation_type``."""
 
-    def scan_links(self, now: datetime, page: int) -> Iterator[list[RecordRelation]]:
-        """Every link whose two ends are unexpired at ``now`` (the links among the
-        memories of :meth:`scan_memories`), in the order of :meth:`list_links`,
-        ``page`` links read at a time (as :meth:`scan_memories`)."""
-        for links in _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page):
-            ends = {i for link in links for i in (link.source_record_id, link.target_record_id)}
-            found = self.get_memories(sorted(ends))
-            expired = {
-                i for i, m in found.items() if m.expires_at is not None and m.expires_at <= now
-            }
-            kept = [
-                link
-                for link in links
-                if link.source_record_id not in expired and link.target_record_id not in expired
-            ]
-            if kept:
-                yield kept
+    def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
+        """Every link (both ends are memories of :meth:`scan_memories`), in the order
+        of :meth:`list_links`, ``page`` links read at a time (as :meth:`scan_memories`)."""
+        return _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page)
 
     def count_memory_groups(self, now: datetime) -> dict[tuple[str, str, str | None], int]:
         """How many memories unexpired at ``now`` (those of :meth:`scan_memories`)
