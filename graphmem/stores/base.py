@@ -248,26 +248,33 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         return _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page)
 
     def count_memory_groups(self, now: datetime) -> dict[tuple[str, str, str | None], int]:
-        """How many memories unexpired at ``now`` (those of :meth:`scan_memories`)
+        """How many memories unexpired at ``now`` (those :meth:`list_memories` lists)
         there are of each ``(record_type, status, user_id)``, for a caller that
         holds a read transaction. Stores may override this scan with a grouped count."""
-        return dict(
-            Counter(
-                (m.record_type, m.status, m.user_id)
-                for page in self.scan_memories(now, _COUNT_PAGE)
-                for m in page
-            )
+        filters = SearchFilters(now=now)
+        pages = _pages(
+            lambda limit, offset: self.list_memories(filters, True, limit, offset), _COUNT_PAGE
         )
+        return dict(Counter((m.record_type, m.status, m.user_id) for page in pages for m in page))
 
     def count_link_types(self, now: datetime) -> dict[str, int]:
         """How many links of each relation type join two memories unexpired at
-        ``now`` (those of :meth:`scan_links`), for a caller that holds a read
-        transaction. Stores may override this scan with a grouped count."""
-        return dict(
-            Counter(
-                link.relation_type for page in self.scan_links(now, _COUNT_PAGE) for link in page
+        ``now`` (a link to an expired memory is not counted), for a caller that
+        holds a read transaction. Stores may override this scan with a grouped count."""
+        counts: Counter[str] = Counter()
+        for links in self.scan_links(_COUNT_PAGE):
+            ends = {i for link in links for i in (link.source_record_id, link.target_record_id)}
+            expired = {
+                i
+                for i, m in self.get_memories(sorted(ends)).items()
+                if m.expires_at is not None and m.expires_at <= now
+            }
+            counts.update(
+                link.relation_type
+                for link in links
+                if link.source_record_id not in expired and link.target_record_id not in expired
             )
-        )
+        return dict(counts)
 
     # search
     @abstractmethod
