@@ -51,13 +51,16 @@ class TransferOperations:
         """Write the store as JSON Lines, one object per line, in one read transaction.
 
         Users and agents, threads and their unexpired messages, every unexpired
-        memory (oldest first), every link between them (a link to an expired
-        memory goes with it), then the registered prompts with all
-        their versions: each line comes after the lines it needs, so the file
-        imports back with :meth:`import_jsonl`. The format is described in
-        :mod:`graphmem.core.jsonl`. Memories and links are read and written 500
-        at a time (only their ids are sorted in one go), so memory use grows with
-        the ids, not with the rows.
+        memory and every expired memory that is an end of a link (oldest first),
+        every link, then the registered prompts with all their versions: each
+        line comes after the lines it needs, so the file imports back with
+        :meth:`import_jsonl`. An expired memory stays stored with its links
+        (hidden from searches and lists; a lifecycle link keeps its target
+        invalid), and the import stores it expired, so the copy answers as the
+        store does. The format is described in :mod:`graphmem.core.jsonl`.
+        Memories and links are read and written 500 at a time (only their ids
+        are sorted in one go), so memory use grows with the ids, not with the
+        rows.
 
         Args:
             out: a text stream.
@@ -86,7 +89,7 @@ class TransferOperations:
             for records in store.scan_memories(now, _EXPORT_PAGE):
                 out.writelines(memory_line(record) + "\n" for record in records)
                 memories += len(records)
-            for relations in store.scan_links(now, _EXPORT_PAGE):
+            for relations in store.scan_links(_EXPORT_PAGE):
                 out.writelines(link_line(link) + "\n" for link in relations)
                 links += len(relations)
             if prompts:
@@ -104,7 +107,11 @@ class TransferOperations:
         """Import JSON Lines written by :meth:`export_jsonl` (or by hand), in batches.
 
         Each batch of ``batch_size`` lines is one transaction. Memories must come
-        before the links that use them (in the same or an earlier batch).
+        before the links that use them (in the same or an earlier batch). A line's
+        ``created_at`` and ``expires_at`` are kept as they are: a memory whose
+        ``expires_at`` has passed is stored expired (as the store it came from
+        holds it, with its links), a message whose ``expires_at`` has passed is
+        not imported (``report.expired``).
 
         Args:
             source: a file path, or a binary file object.
@@ -119,11 +126,13 @@ class TransferOperations:
 
         Raises:
             ImportLineError: a line is malformed or cannot be stored (duplicate id
-                without ``resume``, unknown link endpoint, bad value); the message
-                names the line; that line's batch is not stored, earlier ones are.
-            ImportStoreError: the store failed (a driver error such as a read-only
-                database, a closed handle, a schema or embedder that does not
-                match), whatever the lines hold; the batch being written is not
+                without ``resume``, unknown link endpoint, a message's place in its
+                thread held by a stored message, bad value); the message names the
+                line; that line's batch is not stored, earlier ones are.
+            ImportStoreError: the store or the embedder failed (a driver error
+                such as a read-only database, a closed handle, a schema or embedder
+                that does not match, an embedder that raised or returned a bad
+                vector), whatever the lines hold; the batch being written is not
                 stored, earlier ones are.
         """
         self._check_open()
@@ -149,9 +158,8 @@ def _import(
         try:
             kind, item = parse_line(text, now)
             batch.add(number, kind, item, now)
-        except Expired:
-            report.expired += 1
-            continue
+        except Expired:  # a message: counted with its batch, once that is stored
+            batch.expired += 1
         except InvalidArgumentError as exc:  # "line 3: is not JSON", not "line 3: line: ..."
             message = exc.detail if exc.argument == "line" else str(exc)
             raise ImportLineError(number, message, report) from None

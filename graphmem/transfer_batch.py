@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,18 +21,16 @@ import numpy.typing as npt
 from graphmem.errors import BackendError, ClosedError, GraphMemError, SchemaError
 from graphmem.memory_api import MemoryApi
 from graphmem.stores.base import NewLink, NewMemory
-from graphmem.transfer_threads import (
-    Extra,
-    LineProblem,
-    check_extra,
-    check_repeats,
-    write_extras,
-)
+from graphmem.transfer_extras import write_extras
+from graphmem.transfer_threads import Extra, LineProblem, check_extra, check_repeats
 
 __all__ = ["Batch", "ImportLineError", "ImportReport", "ImportStoreError", "flush"]
 
 _LOOKUP = 5000
 _INDEX = re.compile(r"^(memories|links)\[(\d+)\]")
+_INNER = re.compile(r"\b(memories|links)\[(\d+)\]")
+_TIMES = ("created_at", "expires_at")
+"""Fields of a line that the row keeps as they are (not call arguments)."""
 
 
 @dataclass
@@ -45,7 +44,9 @@ class ImportReport:
     skipped: int = 0
     """Lines whose id was already stored (``resume=True``)."""
     expired: int = 0
-    """Memories and messages whose ``expires_at`` had passed, not imported."""
+    """Messages whose ``expires_at`` had passed, not imported (a memory whose
+    ``expires_at`` had passed is stored expired, with its links, and counted in
+    ``memories``)."""
     committed_line: int = 0
     """The last line of the last batch written; later lines were not stored."""
     threads: int = 0
@@ -75,9 +76,10 @@ class ImportLineError(GraphMemError):
 
 
 class ImportStoreError(GraphMemError):
-    """The store failed during an import (a driver error, a closed handle, a schema or
-    embedder that does not match), whatever the lines hold; the batch being written
-    was rolled back, earlier batches are stored.
+    """The store or the embedder failed during an import (a driver error, a closed
+    handle, a schema or embedder that does not match, an embedder that raised or
+    returned a bad vector), whatever the lines hold; the batch being written was
+    rolled back, earlier batches are stored. The failure is chained (``__cause__``).
 
     Attributes:
         report: what earlier batches stored.
@@ -99,9 +101,11 @@ class Batch:
     memories: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     links: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     extras: list[Extra] = field(default_factory=list)
+    expired: int = 0
+    """Message lines of the batch whose ``expires_at`` had passed (not stored)."""
 
     def __len__(self) -> int:
-        return len(self.memories) + len(self.links) + len(self.extras)
+        return len(self.memories) + len(self.links) + len(self.extras) + self.expired
 
     def add(self, number: int, kind: str, item: dict[str, Any], now: datetime) -> None:
         if kind == "memory":
@@ -175,13 +179,23 @@ class _Checked:
 
 
 def _arguments(items: Sequence[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The lines' call arguments: without the creation time the export wrote."""
-    return [{k: v for k, v in item.items() if k != "created_at"} for _, item in items]
+    """The lines' call arguments: without the times the export wrote."""
+    return [{k: v for k, v in item.items() if k not in _TIMES} for _, item in items]
 
 
-def _times(items: Sequence[tuple[int, dict[str, Any]]]) -> list[datetime | None]:
-    """The creation time each line carries (the row keeps it), else None (the import's)."""
-    return [item.get("created_at") for _, item in items]
+def _memory_times(new: NewMemory, item: dict[str, Any]) -> NewMemory:
+    """The memory with the creation and expiry times its line carries (the row keeps
+    them as they are); a time the line lacks is the import's (from its ``ttl_days``)."""
+    return replace(
+        new,
+        created_at=item.get("created_at") or new.created_at,
+        expires_at=item.get("expires_at") or new.expires_at,
+    )
+
+
+def _link_time(new: NewLink, item: dict[str, Any]) -> NewLink:
+    """The link with the creation time its line carries, else the import's."""
+    return replace(new, created_at=item.get("created_at") or new.created_at)
 
 
 def _resume_filter(memory: MemoryApi, batch: Batch, report: ImportReport) -> _Checked:
@@ -212,6 +226,7 @@ def flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport, l
         _flush(memory, batch, resume, report)
     except _STORE_ERRORS as exc:
         raise ImportStoreError(str(exc), report) from exc
+    report.expired += batch.expired
     report.committed_line = last
 
 
@@ -228,15 +243,15 @@ def _flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport) 
         todo = _Checked(batch.memories, batch.links, batch.extras, record_ids, relation_ids)
     try:
         new = [
-            m if at is None else replace(m, created_at=at)
-            for m, at in zip(
-                memory._new_memories(_arguments(todo.memories)), _times(todo.memories), strict=True
+            _memory_times(m, item)
+            for m, (_, item) in zip(
+                memory._new_memories(_arguments(todo.memories)), todo.memories, strict=True
             )
         ]
         built = [
-            (link if at is None else replace(link, created_at=at), source, target)
-            for (link, source, target), at in zip(
-                memory._new_links(_arguments(todo.links)), _times(todo.links), strict=True
+            (_link_time(link, item), source, target)
+            for (link, source, target), (_, item) in zip(
+                memory._new_links(_arguments(todo.links)), todo.links, strict=True
             )
         ]
     except _STORE_ERRORS:
@@ -244,7 +259,10 @@ def _flush(memory: MemoryApi, batch: Batch, resume: bool, report: ImportReport) 
     except GraphMemError as exc:
         raise _located(exc, todo, report) from None
     texts = [m.content for m in new] + [e.value.content for e in todo.extras if e.kind == "message"]
-    vectors = memory._embed(texts) if texts else None
+    try:
+        vectors = memory._embed(texts) if texts else None
+    except Exception as exc:  # a model that failed or answered badly: no line is to blame
+        raise ImportStoreError(str(exc) or type(exc).__name__, report) from exc
     try:
         with memory._store.transaction():
             _write(memory, todo, new, built, vectors, resume, report)
@@ -306,7 +324,8 @@ def _count(
 
 
 def _located(exc: GraphMemError, todo: _Checked, report: ImportReport) -> ImportLineError:
-    """The library names ``memories[i]`` / ``links[i]``: turn that into a line number."""
+    """The library names ``memories[i]`` / ``links[i]``: turn that into a line number
+    (also where the message names another item: ``... already exists in links[0]``)."""
     memories, links = todo.memories, todo.links
     message = str(exc)
     match = _INDEX.match(message)
@@ -320,4 +339,11 @@ def _located(exc: GraphMemError, todo: _Checked, report: ImportReport) -> Import
     number = items[int(match.group(2))][0]
     rest = message[match.end() :]  # ".content: ..." or ": ..." (the whole item)
     rest = rest[1:] if rest.startswith(".") else rest.removeprefix(": ")
-    return ImportLineError(number, rest or message, report)
+    return ImportLineError(number, _INNER.sub(partial(_line_of, todo), rest) or message, report)
+
+
+def _line_of(todo: _Checked, match: re.Match[str]) -> str:
+    """``line N`` for an item the library names by its index in the batch."""
+    items = todo.memories if match.group(1) == "memories" else todo.links
+    index = int(match.group(2))
+    return f"line {items[index][0]}" if index < len(items) else match.group(0)

@@ -1,22 +1,20 @@
 """Users, agents, threads, messages and prompts read from import JSON Lines.
 
 An import checks each such line with :func:`check_extra` as it reads it
-(nothing is stored yet), then
-:func:`write_extras` writes a batch's checked items inside the batch's
-transaction, with the vectors of its messages embedded before. The line format
-is described in :mod:`graphmem.core.jsonl`.
+(nothing is stored yet), then :func:`graphmem.transfer_extras.write_extras`
+writes a batch's checked items inside the batch's transaction, with the vectors
+of its messages embedded before. The line format is described in
+:mod:`graphmem.core.jsonl`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from graphmem.core.validation import (
     check_content,
@@ -31,14 +29,13 @@ from graphmem.core.validation import (
     expiry,
 )
 from graphmem.errors import InvalidArgumentError
-from graphmem.memory_api import MemoryApi
 from graphmem.registry_checks import (
     check_annotations,
     check_description,
     check_prompt_id,
     check_prompt_text,
 )
-from graphmem.stores.base import NewMessage, Store
+from graphmem.stores.base import NewMessage
 from graphmem.stores.registry_base import StoredPrompt, StoredVersion
 from graphmem.thread_models import MESSAGE_ROLES, Profile, ThreadInfo
 from graphmem.threads.settings import ThreadSettings
@@ -49,7 +46,6 @@ __all__ = [
     "LineProblem",
     "check_extra",
     "check_repeats",
-    "write_extras",
 ]
 
 EXTRA_KINDS = ("user", "agent", "thread", "message", "prompt")
@@ -83,6 +79,15 @@ def _created(item: Mapping[str, Any], now: datetime) -> datetime:
     """The creation time the line carries (parsed by the line's reader), else ``now``."""
     created = item.get("created_at")
     return created if isinstance(created, datetime) else now
+
+
+def _expires(item: Mapping[str, Any], now: datetime) -> datetime | None:
+    """The expiry the line carries (parsed by the line's reader, kept exactly), else
+    its ``ttl_days`` from ``now``."""
+    expires = item.get("expires_at")
+    if isinstance(expires, datetime):
+        return expires
+    return expiry(now, check_ttl_days(item.get("ttl_days")))
 
 
 def _profile(kind: str, item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
@@ -170,7 +175,7 @@ def _message(item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
         metadata=check_metadata("metadata", item.get("metadata")),
         timestamp=check_timestamp("timestamp", item.get("timestamp")),
         created_at=_created(item, now),
-        expires_at=expiry(now, check_ttl_days(item.get("ttl_days"))),
+        expires_at=_expires(item, now),
         embedding=_NO_VECTOR,
     )
     return mid, message
@@ -240,113 +245,3 @@ def check_repeats(extras: Sequence[Extra]) -> None:
         seen = first.setdefault((kind, extra.key), extra.number)
         if seen != extra.number:
             raise LineProblem(extra.number, f"{extra.kind} {extra.key!r} repeats line {seen}")
-
-
-# import: writes ---------------------------------------------------------------
-
-
-def _stored(store: Store, extra: Extra) -> bool:
-    if extra.kind in ("user", "agent"):
-        return store.get_profile(extra.kind, extra.key) is not None
-    if extra.kind == "thread":
-        return store.get_thread(extra.key) is not None
-    return store.get_prompt(extra.key) is not None
-
-
-def _write_one(store: Store, extra: Extra) -> None:
-    if extra.kind in ("user", "agent"):
-        store.insert_profile(extra.value)
-    elif extra.kind == "thread":
-        info: ThreadInfo = extra.value
-        store.insert_thread(info)
-        if info.message_count:
-            store.reserve_message_positions(info.thread_id, info.message_count)
-        if info.summarized_count:
-            store.update_thread(info)
-    else:
-        head, versions = extra.value
-        store.insert_prompt(head)
-        for version in versions:
-            store.insert_prompt_version(version)
-            if version.archived:  # a new version row is written unarchived
-                store.archive_prompt_version(version.prompt_id, version.vid)
-
-
-def _messages(
-    memory: MemoryApi, extras: list[Extra], vectors: npt.NDArray[np.float32] | None
-) -> list[NewMessage]:
-    """The messages with their thread's scope and their vectors, checked against
-    their thread (which must be stored by now)."""
-    store = memory._store
-    threads: dict[str, ThreadInfo | None] = {}
-    places: dict[tuple[str, int], int] = {}
-    ready: list[NewMessage] = []
-    for index, extra in enumerate(extras):
-        message: NewMessage = extra.value
-        tid = message.thread_id
-        if tid not in threads:
-            threads[tid] = store.get_thread(tid)
-        info = threads[tid]
-        if info is None:
-            raise LineProblem(
-                extra.number, f"thread_id: no thread {tid!r} (its thread line comes first)"
-            )
-        if message.position >= info.message_count:
-            raise LineProblem(
-                extra.number,
-                f"position: {message.position} is not below the thread's message_count "
-                f"({info.message_count})",
-            )
-        seen = places.setdefault((tid, message.position), extra.number)
-        if seen != extra.number:
-            raise LineProblem(extra.number, f"position: {message.position} repeats line {seen}")
-        assert vectors is not None
-        ready.append(
-            replace(message, user_id=info.user_id, agent_id=info.agent_id, embedding=vectors[index])
-        )
-    return ready
-
-
-def write_extras(
-    memory: MemoryApi,
-    extras: Sequence[Extra],
-    vectors: npt.NDArray[np.float32] | None,
-    resume: bool,
-) -> tuple[Counter[str], int]:
-    """Store a batch's checked lines (inside its transaction): ``(written by kind,
-    skipped)``. ``vectors`` are those of the message lines, in order.
-
-    Raises:
-        LineProblem: an id already stored (without ``resume``), a message whose
-            thread is missing or whose position is taken or out of range.
-    """
-    store = memory._store
-    written: Counter[str] = Counter()
-    skipped = 0
-    for extra in extras:
-        if extra.kind == "message":
-            continue
-        if _stored(store, extra):
-            if not resume:
-                raise LineProblem(
-                    extra.number,
-                    f"{extra.kind} {extra.key!r} already exists (--resume skips stored ids)",
-                )
-            skipped += 1
-            continue
-        _write_one(store, extra)
-        written[extra.kind] += 1
-    messages = [e for e in extras if e.kind == "message"]
-    if messages:
-        kinds = memory._stored_kinds([e.key for e in messages])
-        present = [e for e in messages if e.key in kinds]
-        if present and not resume:
-            raise LineProblem(
-                present[0].number,
-                f"message_id: {present[0].key!r} already exists (--resume skips stored ids)",
-            )
-        ready = _messages(memory, messages, vectors)
-        store.insert_messages([m for m in ready if m.record_id not in kinds])
-        written["message"] += len(ready) - len(present)
-        skipped += len(present)
-    return written, skipped

@@ -29,6 +29,7 @@ from graphmem.sqlfiles import (
 )
 from graphmem.stores import vector_cache
 from graphmem.stores.sqlite import SqliteStore
+from graphmem.transfer import ImportLineError
 
 SQLITE_DIR = Path(__file__).resolve().parents[1] / "sql" / "sqlite"
 
@@ -272,6 +273,10 @@ def _thread_workload(store: GraphMemory) -> None:
         [{"role": "user", "content": "tea?"}, {"role": "assistant", "content": "green tea"}]
     )
     thread.get_messages(-1)
+    taken = {"kind": "message", "message_id": "m", "thread_id": "t", "role": "user"}
+    line = json.dumps({**taken, "content": "tea!", "position": 1}).encode()
+    with pytest.raises(ImportLineError, match="is held by"):  # reads the thread's places
+        store.import_jsonl(io.BytesIO(line))
     thread.update_message(first, content="black tea?")
     thread.get_context_card(min_relevant_results_by_type={"message": 1})
     store.update_thread("t", metadata={"x": 1})

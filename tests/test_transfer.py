@@ -71,7 +71,7 @@ def test_round_trip_keeps_fields_links_and_status() -> None:
     assert target.get_record_link("L").timestamp == source.get_record_link("L").timestamp
 
 
-def test_expired_lines_are_counted_not_imported() -> None:
+def test_an_expired_memory_line_is_stored_expired_and_hidden() -> None:
     line = (
         '{"kind":"memory","memory_id":"x","content":"c","expires_at":"'
         + (NOW - timedelta(days=1)).isoformat()
@@ -79,7 +79,9 @@ def test_expired_lines_are_counted_not_imported() -> None:
     )
     target = GraphMemory(":memory:", clock=lambda: NOW)
     report = target.import_jsonl(io.BytesIO(line.encode()))
-    assert (report.memories, report.expired) == (0, 1)
+    assert (report.memories, report.expired) == (1, 0)
+    assert target.list_memories() == [] and target.search("c") == []
+    assert target.get_memory("x").expires_at == NOW - timedelta(days=1)
 
 
 def test_bad_line_error_carries_line_number_and_report() -> None:
@@ -171,9 +173,9 @@ def test_import_of_a_stored_id_is_refused_whatever_the_batch_holds() -> None:
 
 
 def _paged_store(memory: GraphMemory) -> None:
-    """Seven memories (one expires after a day), six links."""
-    for i in range(7):
-        memory.add_memory(f"note {i}", memory_id=f"n{i}", ttl_days=1 if i == 3 else None)
+    """Eight memories (n3 and n7 expire after a day), six links (none of n7)."""
+    for i in range(8):
+        memory.add_memory(f"note {i}", memory_id=f"n{i}", ttl_days=1 if i in (3, 7) else None)
     for i in range(6):
         memory.link_records(f"n{i + 1}", "memory", f"n{i}", "memory", "supports")
 
@@ -199,26 +201,22 @@ def test_export_writes_page_by_page_in_the_listing_order(
     )
     with opened as memory:
         _paged_store(memory)
-        now[0] += timedelta(days=2)  # n3 has expired
-        kept = memory.list_memories(limit=100)
-        listed = [memory_line(m) for m in kept]
-        ids = {m.id for m in kept}
-        linked = [  # a link to the expired memory is left out with it
-            link_line(r)
-            for r in memory.list_record_links()
-            if {r.source_record_id, r.target_record_id} <= ids
-        ]
+        now[0] += timedelta(days=2)  # n3 and n7 have expired
+        kept = memory.list_memories(limit=100, include_expired=True)
+        # an expired memory goes with its links (n3), an expired one without is left out
+        listed = [memory_line(m) for m in kept if m.id != "n7"]
+        linked = [link_line(r) for r in memory.list_record_links()]
         whole = _export(memory).decode("utf-8").splitlines()
-        for page in (1, 2, 3, 6, 7):  # pages that end on the last row, or after it
+        for page in (1, 2, 3, 6, 7, 8):  # pages that end on the last row, or after it
             monkeypatch.setattr(transfer, "_EXPORT_PAGE", page)
             out = io.StringIO()
-            assert memory.export_jsonl(out, threads=False, prompts=False) == (6, 4)
+            assert memory.export_jsonl(out, threads=False, prompts=False) == (7, 6)
             assert out.getvalue().splitlines() == listed + linked
             out = io.StringIO()
             memory.export_jsonl(out)
             assert out.getvalue().splitlines() == whole
-    assert len(listed) == 6 and '"n3"' not in "".join(listed + linked)
-    assert len(linked) == 4 and len(whole) == 10
+    assert len(listed) == 7 and '"n3"' in "".join(listed) and '"n7"' not in "".join(whole)
+    assert len(linked) == 6 and len(whole) == 13
 
 
 class _Sink(io.TextIOBase):
@@ -302,25 +300,43 @@ def test_an_export_that_fails_midway_leaves_the_store_usable(
         assert memory.export_jsonl(out, threads=False, prompts=False) == (8, 1)
 
 
+def _answers(memory: GraphMemory) -> dict[str, object]:
+    """What the store answers about its memories and links, expired ones too."""
+    return {
+        "listed": memory.list_memories(limit=100),
+        "all": memory.list_memories(limit=100, include_expired=True),
+        "search": [(r.record.id, r.record.status) for r in memory.search("memory", num_hops=2)],
+        "links": memory.list_record_links(),
+        "stats": memory.stats(),
+    }
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "memory store"])
-def test_an_export_leaves_out_the_links_of_expired_memories(tmp_path: Path, kind: str) -> None:
+def test_an_export_keeps_the_expired_memories_of_links_so_a_copy_answers_alike(
+    tmp_path: Path, kind: str
+) -> None:
     clock = {"now": NOW}
     opened = tmp_path / "e.db" if kind == "sqlite" else MemoryStore()
     source = GraphMemory(opened, embedder=HashingEmbedder(dim=8), clock=lambda: clock["now"])
-    for memory_id, ttl in (("keep", None), ("temp", 1.0), ("other", None)):
+    for memory_id, ttl in (("keep", None), ("temp", 1.0), ("old", None), ("gone", 1.0)):
         source.add_memory(f"Memory {memory_id}.", memory_id=memory_id, ttl_days=ttl)
     source.link_records("keep", "memory", "temp", "memory", "supports", relation_id="to-temp")
-    source.link_records("temp", "memory", "other", "memory", "supports", relation_id="from-temp")
-    source.link_records("keep", "memory", "other", "memory", "supports", relation_id="kept")
-    clock["now"] = NOW + timedelta(days=2)  # temp has expired
+    source.link_records("temp", "memory", "old", "memory", "supersedes", relation_id="from-temp")
+    source.link_records("keep", "memory", "old", "memory", "supports", relation_id="kept")
+    clock["now"] = NOW + timedelta(days=2)  # temp and gone have expired
     buffer = io.StringIO()
-    assert source.export_jsonl(buffer) == (2, 1)
-    kinds = [json.loads(line)["kind"] for line in buffer.getvalue().splitlines()]
-    assert kinds.count("link") == 1
+    # temp stays stored with its links (old stays invalid): it goes with them; gone has none
+    assert source.export_jsonl(buffer) == (3, 3)
+    assert '"gone"' not in buffer.getvalue()
     target = GraphMemory(":memory:", embedder=HashingEmbedder(dim=8), clock=lambda: clock["now"])
     report = target.import_jsonl(io.BytesIO(buffer.getvalue().encode()))
-    assert (report.memories, report.links) == (2, 1)
-    assert [link.id for link in target.list_record_links()] == ["kept"]
+    assert (report.memories, report.links, report.expired) == (3, 3, 0)
+    assert target.get_memory("old").status == "invalid"
+    expected = _answers(source)
+    every = source.list_memories(limit=100, include_expired=True)
+    expected["all"] = [m for m in every if m.id != "gone"]
+    assert _answers(target) == expected
+    assert [m.id for m in target.list_memories(include_invalid_results=True)] == ["keep", "old"]
     source.close()
     target.close()
 

@@ -252,3 +252,57 @@ def test_round_trip_between_the_in_memory_store_and_sqlite() -> None:
     with GraphMemory(connection=MemoryStore()) as back:
         _import(back, again)
         assert _snapshot(back) == expected
+
+
+def _conversation(memory: GraphMemory, user: str, count: int) -> None:
+    chat = memory.create_thread("main", user_id=user, enable_context_summary=False)
+    chat.add_messages([{"role": "user", "content": f"{user} says {i}"} for i in range(count)])
+
+
+def _messages(memory: GraphMemory) -> list[tuple[int, str, str | None]]:
+    return [(m.position, m.content, m.user_id) for m in memory.get_thread("main").get_messages()]
+
+
+def test_resume_refuses_messages_whose_places_a_stored_thread_holds() -> None:
+    with GraphMemory() as source:
+        _conversation(source, "alice", 3)
+        dump = _export(source)
+    with GraphMemory() as target:
+        _conversation(target, "bob", 4)
+        before = _messages(target)
+        with pytest.raises(ImportLineError, match=r"line 1: thread 'main' already exists"):
+            _import(target, dump)
+        with pytest.raises(
+            ImportLineError, match=r"^line 2: position: 0 of thread 'main' is held by stored"
+        ) as caught:
+            _import(target, dump, resume=True)
+        assert caught.value.line == 2 and caught.value.report.committed_line == 0
+        assert _messages(target) == before
+
+
+def test_a_message_line_for_a_stored_thread_cannot_take_a_held_place() -> None:
+    with GraphMemory() as memory:
+        _conversation(memory, "bob", 4)
+        before = _messages(memory)
+        held = memory.get_thread("main").get_messages()[1].id
+        line = {**MESSAGE, "message_id": "extra", "thread_id": "main", "position": 1}
+        with pytest.raises(ImportLineError, match=rf"^line 2: position: 1 .* message '{held}'"):
+            _import(memory, _lines({"kind": "user", "user_id": "x"}, line))
+        assert _messages(memory) == before and memory.list_users() == []
+        # a place no stored message holds (deleted) takes the line
+        memory.get_thread("main").delete_message(held)
+        report = _import(memory, _lines(line))
+        assert report.messages == 1
+        assert [p for p, _, _ in _messages(memory)] == [0, 1, 2, 3]
+
+
+def test_resume_skips_a_stored_message_at_its_own_place() -> None:
+    with GraphMemory() as source:
+        _conversation(source, "alice", 3)
+        dump = _export(source)
+    with GraphMemory() as target:
+        lines = dump.splitlines(keepends=True)
+        _import(target, "".join(lines[:-1]))  # the last message is not imported yet
+        report = _import(target, dump, resume=True)
+        assert (report.messages, report.skipped) == (1, 3)  # the thread, two messages
+        assert _messages(target) == [(i, f"alice says {i}", "alice") for i in range(3)]

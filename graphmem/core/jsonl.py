@@ -23,8 +23,16 @@ Exports add fields the library's calls do not take: ``status``, ``created_at``, 
 ``status`` (it follows from the links) and ``updated_at``, keeps ``created_at``
 (a memory's, link's, message's, user's, agent's and prompt version's: a
 link's creation time orders the linked-context tree, so ties break as before;
-a thread's line makes a new thread, created at the import) and turns
-``expires_at`` into the remaining ``ttl_days``.
+a thread's line makes a new thread, created at the import) and keeps
+``expires_at`` as it is (a memory's and a message's; a line's ``ttl_days``
+counts from the import and wins over its ``expires_at``).
+
+An export writes the expired memories that are an end of a link, with their
+links: an expired memory is hidden from searches and lists but stays stored
+with its links, and a lifecycle link keeps its target invalid after its source
+expired. An import stores such a memory line as it is, expired, so the copy
+answers as the original does. A message whose ``expires_at`` has passed is not
+imported (it is counted as expired).
 A file of only ``memory`` and ``link`` lines is the format of earlier versions.
 """
 
@@ -83,11 +91,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
 }
 """The keys a memory or link line cannot do without (other kinds check their own)."""
 _EXPIRING = ("memory", "message")
-_SECONDS_PER_DAY = 86_400.0
 
 
 class Expired(Exception):
-    """The line's ``expires_at`` has passed: there is nothing to import."""
+    """A message line's ``expires_at`` has passed: there is nothing to import."""
 
 
 def _dump(payload: dict[str, Any]) -> str:
@@ -147,18 +154,21 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
         InvalidArgumentError: not JSON, not an object (both named ``line``), an
             unknown kind or key, a memory without ``content``, a link without
             its ends' ids and types or its ``relation_type``.
-        Expired: a memory or message whose ``expires_at`` is not after ``now``.
+        Expired: a message whose ``expires_at`` is not after ``now`` (a memory's
+            is kept: the import stores it expired, with its links).
 
-    A ``created_at`` in the line comes back as a ``datetime`` (UTC), which the
-    import stores as the row's creation time.
+    A ``created_at`` and (of a memory or message without ``ttl_days``) an
+    ``expires_at`` in the line come back as ``datetime`` values (UTC), which the
+    import stores as they are.
 
     >>> from datetime import datetime, timezone
-    >>> parse_line('{"kind": "memory", "content": "x", "status": "valid"}',
-    ...            datetime(2026, 1, 1, tzinfo=timezone.utc))
+    >>> now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> parse_line('{"kind": "memory", "content": "x", "status": "valid"}', now)
     ('memory', {'content': 'x'})
-    >>> parse_line('{"kind": "memory", "content": "x", "expires_at": "2026-01-03T00:00:00Z"}',
-    ...            datetime(2026, 1, 1, tzinfo=timezone.utc))
-    ('memory', {'content': 'x', 'ttl_days': 2.0})
+    >>> _, item = parse_line('{"kind": "memory", "content": "x", '
+    ...                      '"expires_at": "2025-12-31T00:00:00.000001Z"}', now)
+    >>> item["expires_at"].isoformat()  # passed, kept: the memory is stored expired
+    '2025-12-31T00:00:00.000001+00:00'
     """
     try:
         payload = json.loads(text)
@@ -186,7 +196,7 @@ def parse_line(text: str, now: datetime) -> tuple[str, dict[str, Any]]:
     if expires is not None and kind in _EXPIRING and "ttl_days" not in payload:
         at = check_timestamp("expires_at", expires)
         assert at is not None
-        if at <= now:
+        if kind == "message" and at <= now:
             raise Expired(str(expires))
-        payload["ttl_days"] = (at - now).total_seconds() / _SECONDS_PER_DAY
+        payload["expires_at"] = at
     return kind, payload

@@ -137,11 +137,21 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         of them after the first ``offset``; expired ones too when ``include_expired``."""
 
     def scan_memories(self, now: datetime, page: int) -> Iterator[list[MemoryRecord]]:
-        """Every memory unexpired at ``now``, in the order of :meth:`list_memories`,
-        ``page`` at a time, for a caller that holds a read transaction around the
-        whole scan (an export). Stores may override this paging by offsets."""
+        """Every memory unexpired at ``now``, and every expired one that is an end of
+        a link (an export keeps the link), in the order of :meth:`list_memories`,
+        about ``page`` at a time, for a caller that holds a read transaction around
+        the whole scan (an export). Stores may override this paging by offsets."""
         filters = SearchFilters(now=now)
-        return _pages(lambda limit, offset: self.list_memories(filters, True, limit, offset), page)
+        for records in _pages(
+            lambda limit, offset: self.list_memories(filters, True, limit, offset, True), page
+        ):
+            kept = [
+                m
+                for m in records
+                if m.expires_at is None or m.expires_at > now or self.count_links(m.id, None)
+            ]
+            if kept:
+                yield kept
 
     @abstractmethod
     def update_memory(
@@ -232,45 +242,39 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         """How many links :meth:`list_links` pages through for the same ``record_id``
         and ``relation_type``."""
 
-    def scan_links(self, now: datetime, page: int) -> Iterator[list[RecordRelation]]:
-        """Every link whose two ends are unexpired at ``now`` (the links among the
-        memories of :meth:`scan_memories`), in the order of :meth:`list_links`,
-        ``page`` links read at a time (as :meth:`scan_memories`)."""
-        for links in _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page):
-            ends = {i for link in links for i in (link.source_record_id, link.target_record_id)}
-            found = self.get_memories(sorted(ends))
-            expired = {
-                i for i, m in found.items() if m.expires_at is not None and m.expires_at <= now
-            }
-            kept = [
-                link
-                for link in links
-                if link.source_record_id not in expired and link.target_record_id not in expired
-            ]
-            if kept:
-                yield kept
+    def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
+        """Every link (both ends are memories of :meth:`scan_memories`), in the order
+        of :meth:`list_links`, ``page`` links read at a time (as :meth:`scan_memories`)."""
+        return _pages(lambda limit, offset: self.list_links(None, None, limit, offset), page)
 
     def count_memory_groups(self, now: datetime) -> dict[tuple[str, str, str | None], int]:
-        """How many memories unexpired at ``now`` (those of :meth:`scan_memories`)
+        """How many memories unexpired at ``now`` (those :meth:`list_memories` lists)
         there are of each ``(record_type, status, user_id)``, for a caller that
         holds a read transaction. Stores may override this scan with a grouped count."""
-        return dict(
-            Counter(
-                (m.record_type, m.status, m.user_id)
-                for page in self.scan_memories(now, _COUNT_PAGE)
-                for m in page
-            )
+        filters = SearchFilters(now=now)
+        pages = _pages(
+            lambda limit, offset: self.list_memories(filters, True, limit, offset), _COUNT_PAGE
         )
+        return dict(Counter((m.record_type, m.status, m.user_id) for page in pages for m in page))
 
     def count_link_types(self, now: datetime) -> dict[str, int]:
         """How many links of each relation type join two memories unexpired at
-        ``now`` (those of :meth:`scan_links`), for a caller that holds a read
-        transaction. Stores may override this scan with a grouped count."""
-        return dict(
-            Counter(
-                link.relation_type for page in self.scan_links(now, _COUNT_PAGE) for link in page
+        ``now`` (a link to an expired memory is not counted), for a caller that
+        holds a read transaction. Stores may override this scan with a grouped count."""
+        counts: Counter[str] = Counter()
+        for links in self.scan_links(_COUNT_PAGE):
+            ends = {i for link in links for i in (link.source_record_id, link.target_record_id)}
+            expired = {
+                i
+                for i, m in self.get_memories(sorted(ends)).items()
+                if m.expires_at is not None and m.expires_at <= now
+            }
+            counts.update(
+                link.relation_type
+                for link in links
+                if link.source_record_id not in expired and link.target_record_id not in expired
             )
-        )
+        return dict(counts)
 
     # search
     @abstractmethod

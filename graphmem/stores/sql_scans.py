@@ -44,8 +44,8 @@ class SqlScans:
             found = self.get_memories(ids)
             yield [found[i] for i in ids]
 
-    def scan_links(self, now: datetime, page: int) -> Iterator[list[RecordRelation]]:
-        cursor = self._run("list-link-ids", now=format_time(now))
+    def scan_links(self, page: int) -> Iterator[list[RecordRelation]]:
+        cursor = self._run("list-link-ids")
         while ids := [row[0] for row in cursor.fetchmany(page)]:
             found = self.get_links(ids)
             yield [found[i] for i in ids]

@@ -93,6 +93,11 @@ class ThreadStore(ABC):
         """The existing messages among ``record_ids``."""
 
     @abstractmethod
+    def message_places(self, thread_id: str, low: int, high: int) -> dict[int, str]:
+        """The ids of the thread's messages, expired ones too, at the positions from
+        ``low`` to ``high`` (both included), by position."""
+
+    @abstractmethod
     def delete_scope(self, thread_id: str | None, user_id: str | None, agent_id: str | None) -> int:
         """Delete a scope: the thread ``thread_id``, or every thread and record of
         ``user_id`` / ``agent_id`` (records in those threads too); links first,

@@ -156,6 +156,13 @@ class SqlThreads(Store):
                 rows += self._run("get-messages", record_ids=ids).fetchall()
         return {r[0]: message_from_row(r) for r in rows}
 
+    def message_places(self, thread_id: str, low: int, high: int) -> dict[int, str]:
+        with self.transaction(write=False):
+            rows = self._run(
+                "list-message-places", thread_id=thread_id, low=low, high=high
+            ).fetchall()
+        return {int(r[0]): r[1] for r in rows}
+
     def delete_scope(self, thread_id: str | None, user_id: str | None, agent_id: str | None) -> int:
         scope = {"thread_id": thread_id, "user_id": user_id, "agent_id": agent_id}
         with self.transaction():

@@ -159,6 +159,15 @@ class MemoryThreads(Store):
         with self.transaction(write=False):
             return {i: self._message(i) for i in record_ids if i in self._message_info}
 
+    def message_places(self, thread_id: str, low: int, high: int) -> dict[int, str]:
+        with self.transaction(write=False):
+            model = self._memories().model
+            return {
+                position: i
+                for i, (_, position) in self._message_info.items()
+                if model.memories[i].thread_id == thread_id and low <= position <= high
+            }
+
     def delete_scope(self, thread_id: str | None, user_id: str | None, agent_id: str | None) -> int:
         memories = self._memories()
         with self.transaction():

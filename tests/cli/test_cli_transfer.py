@@ -91,7 +91,9 @@ def test_export_graphml_is_xml_with_every_node_and_edge(graphmem, pizza_db: Path
     assert edges == {("sour", "thin"), ("neap", "sour")}
 
 
-def test_export_leaves_out_the_links_of_expired_memories(graphmem, db: Path, tmp_path) -> None:
+def test_export_of_expired_memories_graphml_hides_them_jsonl_keeps_linked_ones(
+    graphmem, db: Path, tmp_path
+) -> None:
     past = datetime.now(timezone.utc) - timedelta(days=2)
     with GraphMemory(db, clock=lambda: past) as memory:  # "temp" expired a day ago
         memory.add_memory("Keeps.", memory_id="keep")
@@ -101,11 +103,18 @@ def test_export_leaves_out_the_links_of_expired_memories(graphmem, db: Path, tmp
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
     assert [n.get("id") for n in root.iterfind(".//g:node", ns)] == ["keep"]
     assert list(root.iterfind(".//g:edge", ns)) == []
-    dump = tmp_path / "dump.jsonl"
-    assert graphmem("export", "-o", str(dump)).code == 0
-    assert [json.loads(line)["kind"] for line in dump.read_text().splitlines()] == ["memory"]
-    run = graphmem("import", str(dump), "--db", str(tmp_path / "copy.db"), "--json")
-    assert run.code == 0 and (run.json()["memories"], run.json()["links"]) == (1, 0)
+    # JSON Lines keeps the expired end of a link: the copy holds it, expired, as the store does
+    for name, roots in (("dump", ()), ("root", ("--root", "temp"))):
+        dump = tmp_path / f"{name}.jsonl"
+        assert graphmem("export", *roots, "-o", str(dump)).code == 0
+        kinds = [json.loads(line)["kind"] for line in dump.read_text().splitlines()]
+        assert kinds == ["memory", "memory", "link"]
+        copy = tmp_path / f"{name}.db"
+        run = graphmem("import", str(dump), "--db", str(copy), "--json")
+        assert run.code == 0 and (run.json()["memories"], run.json()["links"]) == (2, 1)
+        with GraphMemory(copy) as restored:
+            assert [m.id for m in restored.list_memories()] == ["keep"]
+            assert [m.id for m in restored.list_memories(include_expired=True)] == ["keep", "temp"]
 
 
 def test_export_mermaid_and_dot_of_a_subgraph(graphmem, pizza_db: Path) -> None:

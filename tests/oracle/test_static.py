@@ -414,6 +414,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "count-messages": [(1,)],
         "list-messages": [MESSAGE_ROW],
         "get-messages": [MESSAGE_ROW],
+        "list-message-places": [(0, "x")],
         "get-profile": [PROFILE_ROW],
         "list-profiles": [PROFILE_ROW],
         "count-profiles": [(1,)],
@@ -678,9 +679,7 @@ def _exercise(store: OracleStore) -> None:
     with store.transaction(write=False):
         pages = store.scan_memories(datetime.now(timezone.utc), 10)
         assert [[m.id for m in page] for page in pages] == [["m2"]]
-        assert [
-            [r.id for r in page] for page in store.scan_links(datetime.now(timezone.utc), 10)
-        ] == [[LINK_ROW[0]]]
+        assert [[r.id for r in page] for page in store.scan_links(10)] == [[LINK_ROW[0]]]
         assert store.count_memory_groups(datetime.now(timezone.utc)) == {
             ("memory", "valid", None): 2,
             ("fact", "invalid", "u"): 1,
@@ -770,6 +769,7 @@ def _exercise_threads(store: OracleStore) -> None:
     assert store.count_messages("t", now) == 1
     assert [m.role for m in store.list_messages("t", now, 5, 0)] == ["user"]
     assert list(store.get_messages(["x"])) == ["x"]
+    assert store.message_places("t", 0, 1) == {0: "x"}
     assert store.delete_scope("t", None, None) == 1
     store.insert_profile(Profile(kind="user", id="u", created_at=now))
     assert store.get_profile("user", "u") is not None

@@ -73,15 +73,11 @@ SELECT COUNT(*) FROM graphmem_link l
 WHERE (:relation_type IS NULL OR l.relation_type = :relation_type);
 
 -- name: list-link-ids
--- The ids of the links between memories unexpired at :now (those of
--- list-memory-ids: a link to an expired memory is not exported either), in the
--- order of list-links: an export reads them page by page, and each page's rows
--- with get-links. The expired memories' ids are read once, as a list each link
--- is checked against (few, next to the links, in most stores).
+-- The ids of every link, in the order of list-links: an export reads them page
+-- by page, and each page's rows with get-links. Both ends are in the export
+-- (list-memory-ids keeps an expired memory that is an end of a link).
 SELECT l.relation_id
 FROM graphmem_link l
-WHERE l.source_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
-  AND l.target_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
 ORDER BY l.created_at, l.relation_id;
 
 -- name: list-links-of-record

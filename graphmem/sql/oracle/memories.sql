@@ -65,15 +65,19 @@ ORDER BY m.created_at, m.record_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
 -- name: list-memory-ids
--- The ids of list-memories without filters (every memory of :record_types,
--- the unexpired ones at :now), in its order: an export reads them page by page,
--- and each page's rows with get-memories, so that only the ids are sorted.
+-- The ids of the memories of :record_types an export writes, in the order of
+-- list-memories: those unexpired at :now, and the expired ones that are an end
+-- of a link (the copy keeps the link and the validity it gives its target). An
+-- export reads them page by page, and each page's rows with get-memories, so
+-- that only the ids are sorted.
 SELECT m.record_id
 FROM graphmem_memory m
 WHERE m.record_type IN (
         SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
             COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
-  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND (m.expires_at IS NULL OR m.expires_at > :now
+       OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.source_id = m.record_id)
+       OR EXISTS (SELECT 1 FROM graphmem_link l WHERE l.target_id = m.record_id))
 ORDER BY m.created_at, m.record_id;
 
 -- name: update-memory

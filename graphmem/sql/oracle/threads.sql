@@ -95,6 +95,15 @@ WHERE m.record_id IN (SELECT j.id
         FROM JSON_TABLE(:record_ids, '$[*]' COLUMNS (id VARCHAR2(128 CHAR) PATH '$')) j)
   AND m.record_type = 'message';
 
+-- name: list-message-places
+-- The ids of a thread's messages (expired ones too) at the positions from :low
+-- to :high, by position: an import refuses a message whose place is taken.
+SELECT m.message_position, m.record_id
+FROM graphmem_memory m
+WHERE m.thread_id = :thread_id AND m.record_type = 'message'
+  AND m.message_position BETWEEN :low AND :high
+ORDER BY m.message_position;
+
 -- name: delete-scope-links
 -- The links of every record in a scope: a thread (:thread_id), or a user's or an
 -- agent's records and threads (a NULL bind matches nothing). Plain link DML, so

@@ -2,8 +2,8 @@
 -- Used by graphmem.stores.sqlite.SqliteStore (graphmem.stores.sql_scans).
 
 -- name: count-memory-groups
--- How many memories of :record_types unexpired at :now (those list-memory-ids
--- reads) there are of each record type, status and user (NULL: no user): one
+-- How many memories of :record_types unexpired at :now (those list-memories
+-- lists) there are of each record type, status and user (NULL: no user): one
 -- row per group, which the caller adds up per type, per status and per user.
 SELECT m.record_type, m.status, m.user_id, COUNT(*)
 FROM graphmem_memory m
@@ -13,7 +13,8 @@ GROUP BY m.record_type, m.status, m.user_id;
 
 -- name: count-link-types
 -- How many links of each relation type join two memories unexpired at :now
--- (those list-link-ids reads: a link to an expired memory is not counted).
+-- (those between the memories of count-memory-groups: a link to an expired
+-- memory is not counted).
 SELECT l.relation_type, COUNT(*)
 FROM graphmem_link l
 WHERE l.source_id NOT IN (SELECT m.record_id FROM graphmem_memory m WHERE m.expires_at <= :now)
