@@ -26,7 +26,6 @@ def _script(name: str) -> list[str]:
 LISTING_INDEXES = {
     "MEMORY_CREATED_IX": ("MEMORY", "created_at, record_id"),
     "LINK_CREATED_IX": ("LINK", "created_at, relation_id"),
-    "LINK_TYPE_IX": ("LINK", "relation_type, created_at, relation_id"),
     "THREAD_CREATED_IX": ("THREAD", "created_at, thread_id"),
     "THREAD_AGENT_IX": ("THREAD", "agent_id, created_at, thread_id"),
     "PROFILE_CREATED_IX": ("PROFILE", "profile_kind, created_at, profile_id"),
@@ -57,7 +56,7 @@ def test_install_makes_the_listing_indexes_of_sqlite_if_missing(name: str) -> No
 # get a branch of their own, so that no scope test has the `:b IS NULL OR` form)
 LISTINGS = {
     "list-memories": (["created_at", "record_id"], ["user_id", "thread_id", "agent_id"]),
-    "list-links": (["created_at", "relation_id"], ["relation_type"]),
+    "list-links": (["created_at", "relation_id"], []),
     "list-threads": (["created_at", "thread_id"], ["user_id", "agent_id"]),
     "list-jobs": (["created_at", "job_id"], ["thread_id", "status"]),
 }

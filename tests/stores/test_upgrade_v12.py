@@ -25,7 +25,6 @@ _OBJECTS = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT L
 _NEW_INDEXES = (
     "graphmem_memory_created_ix",
     "graphmem_link_created_ix",
-    "graphmem_link_type_ix",
     "graphmem_thread_created_ix",
     "graphmem_thread_agent_ix",
     "graphmem_profile_created_ix",

@@ -907,14 +907,11 @@ CREATE INDEX IF NOT EXISTS GRAPHMEM_JOB_THREAD_IX ON GRAPHMEM_JOB (thread_id, st
 -- Schema version 12 of sql/sqlite/install.sql: a page of a listing reads its rows
 -- in the listing's order (oldest first, ties by id) from an index, up to the
 -- page's end, instead of sorting every row for each page; a scope (an agent's
--- threads, a relation type) is one range of its index. Indexes only, each made
+-- threads) is one range of its index. Indexes only, each made
 -- only if missing, so a store made before gets them when the script runs again.
 CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_CREATED_IX ON GRAPHMEM_MEMORY (created_at, record_id);
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_CREATED_IX ON GRAPHMEM_LINK (created_at, relation_id);
-
-CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_TYPE_IX
-    ON GRAPHMEM_LINK (relation_type, created_at, relation_id);
 
 CREATE INDEX IF NOT EXISTS GRAPHMEM_THREAD_CREATED_IX ON GRAPHMEM_THREAD (created_at, thread_id);
 

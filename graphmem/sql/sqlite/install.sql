@@ -1493,18 +1493,16 @@ END;
 -- Schema version 12, listing indexes: a page of a listing reads its rows in the
 -- listing's order (oldest first, ties by id) from an index and stops after
 -- :offset + :limit rows, instead of sorting every row of the table for each
--- page; a scope (a user's, an agent's, a thread's rows, a relation type, a job
--- status) is read through its own index. No row is rewritten: a store of
+-- page; a scope (a user's, an agent's, a thread's rows, a job status) is read through its own index. No row is rewritten: a store of
 -- version 11 gets the indexes when graphmem opens it (or when this script runs).
 --
 -- list-memories (and list-memory-ids, an export) without a scope.
 CREATE INDEX IF NOT EXISTS graphmem_memory_created_ix
     ON graphmem_memory (created_at, record_id);
--- list-links: every link, or those of one relation type (count-links too).
+-- list-links: every link, or those of one relation type, tested on the way (an
+-- index per type would cost every link write another b-tree).
 CREATE INDEX IF NOT EXISTS graphmem_link_created_ix
     ON graphmem_link (created_at, relation_id);
-CREATE INDEX IF NOT EXISTS graphmem_link_type_ix
-    ON graphmem_link (relation_type, created_at, relation_id);
 -- list-threads without a scope, and an agent's threads (list-threads,
 -- count-threads, and the delete-scope-* statements of delete_agent and
 -- delete_user, whose test of the thread's user or agent is then a multi-index OR
