@@ -281,7 +281,7 @@ def test_v10_store_is_upgraded_to_the_version_11_triggers(tmp_path: Path) -> Non
     conn = _dba(old)
     try:
         version = "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
-        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("11",)
+        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("12",)
         conn.execute(_MOVE_R2)
         assert conn.execute(_ADJACENCY).fetchall() == [("a", "b", "r2"), ("b", "a", "r2")]
     finally:

@@ -312,23 +312,32 @@ class SqliteStore(SqlStore):
 
     def _keyword_statement(self, filters: SearchFilters) -> str:
         # Under a user filter the match is tested against the user's rows before
-        # BM25 is computed (select-keyword-hits-scoped; measured in bench/hybrid.py).
-        return "select-keyword-hits" if filters.user_id is None else "select-keyword-hits-scoped"
+        # BM25 is computed (select-keyword-hits-scoped; measured in bench/hybrid.py);
+        # under a thread, agent or metadata filter, against the rows of that scope,
+        # read through its index (select-keyword-hits-in-scope). Only a search
+        # without any of these walks every hit of the store.
+        if filters.user_id is not None:
+            return "select-keyword-hits-scoped"
+        if filters.thread_id is not None or filters.agent_id is not None or filters.metadata_filter:
+            return "select-keyword-hits-in-scope"
+        return "select-keyword-hits"
 
     def _keyword_read(
         self, filters: SearchFilters, binds: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]:
-        # Under a user filter, the in-process copy of the embeddings (kept exact by
-        # the vector log, which also sees every new doc_id) names the doc_ids passing
-        # the filters faster than the index can; only when it holds every memory.
-        # They go to SQL as a byte map (one byte per doc_id in their range), or as a
-        # JSON array when they are too far apart for that (vector_cache.doc_map).
+        # Under a user, agent or thread filter, the in-process copy of the embeddings
+        # (kept exact by the vector log, which also sees every new doc_id) names the
+        # doc_ids passing the filters faster than the indexes can; only when it holds
+        # every memory. They go to SQL as a byte map (one byte per doc_id in their
+        # range), or as a JSON array when they are too far apart for that
+        # (vector_cache.doc_map).
         cache = self._vectors
-        if filters.user_id is None or filters.metadata_filter or cache is None:
-            return self._keyword_statement(filters), binds
+        name = self._keyword_statement(filters)
+        if name == "select-keyword-hits" or filters.metadata_filter or cache is None:
+            return name, binds
         self._refresh_vectors(cache)
         if not cache.complete:
-            return self._keyword_statement(filters), binds
+            return name, binds
         slots = cache.select(binds, bool(binds["include_invalid"]))
         keyword = {"text_query": binds["text_query"], "k": binds["k"]}
         found = cache.doc_map(slots)

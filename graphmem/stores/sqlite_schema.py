@@ -39,7 +39,8 @@ copied into install.sql's shape (its rows keep no lease: a block found
 ``processing`` without one is taken over, as every such block was before).
 
 Version 11 changes triggers only (REPLACE on every key of a link), which
-install.sql drops and makes again itself.
+install.sql drops and makes again itself. Version 12 adds indexes only (the
+listings' order), which install.sql makes with ``IF NOT EXISTS``.
 
 Each copy is decided by the table's shape, not by the stored version, and the
 script writes the version last, only on tables of its shape (install.sql), so a
@@ -67,7 +68,7 @@ __all__ = [
     "stores_in_file",
 ]
 
-SCHEMA_VERSION = "11"
+SCHEMA_VERSION = "12"
 """The version install.sql writes; an older store is upgraded by re-running it."""
 
 _REBUILD_CACHE_KIB = 1_048_576

@@ -316,8 +316,9 @@ def test_statement_names_match_sqlite() -> None:
     # The divergences: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite
     # (over the candidates' embeddings, or over the store's in-process copy of them);
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
-    # Oracle Text applies its own stoplist; SQLite has three more keyword statements
-    # for searches under a user filter, Oracle's optimizer plans that itself.
+    # Oracle Text applies its own stoplist; SQLite has four more keyword statements
+    # for searches under a user, thread, agent or metadata filter, Oracle's
+    # optimizer plans that itself.
     # The traversal level: SQLite keeps each level's candidates with an upsert into a
     # level table (ON CONFLICT, which Oracle's MERGE cannot do for a row twice), Oracle
     # runs expand-level with its window sorts and counts and trims the reached table;
@@ -350,6 +351,7 @@ def test_statement_names_match_sqlite() -> None:
         "select-keyword-hits-scoped",
         "select-keyword-hits-in-docs",
         "select-keyword-hits-in-map",
+        "select-keyword-hits-in-scope",
         "get-keyword-index-version",
         "get-link",
         "get-endpoint-types",

@@ -217,7 +217,7 @@ def test_v9_store_gets_block_leases_on_open(tmp_path: Path) -> None:
     objects = "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
     conn, fresh_conn = sqlite3.connect(old), sqlite3.connect(fresh)
     try:
-        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("11",)
+        assert conn.execute(version).fetchone() == (SCHEMA_VERSION,) == ("12",)
         assert set(conn.execute(objects)) == set(fresh_conn.execute(objects))
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     finally:

@@ -913,3 +913,27 @@ CREATE TABLE IF NOT EXISTS GRAPHMEM_JOB (
 CREATE INDEX IF NOT EXISTS GRAPHMEM_JOB_QUEUE_IX ON GRAPHMEM_JOB (status, not_before, created_at);
 CREATE INDEX IF NOT EXISTS GRAPHMEM_JOB_THREAD_IX ON GRAPHMEM_JOB (thread_id, status);
 -- End of schema version 5, extraction jobs.
+
+-- listing indexes -----------------------------------------------------------------
+-- Schema version 12 of sql/sqlite/install.sql: a page of a listing reads its rows
+-- in the listing's order (oldest first, ties by id) from an index, up to the
+-- page's end, instead of sorting every row for each page; a scope (an agent's
+-- threads) is one range of its index. Indexes only, each made
+-- only if missing, so a store made before gets them when the script runs again.
+CREATE INDEX IF NOT EXISTS GRAPHMEM_MEMORY_CREATED_IX ON GRAPHMEM_MEMORY (created_at, record_id);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_LINK_CREATED_IX ON GRAPHMEM_LINK (created_at, relation_id);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_THREAD_CREATED_IX ON GRAPHMEM_THREAD (created_at, thread_id);
+
+-- An agent's threads: list-threads and count-threads, and the delete-scope-*
+-- statements of delete_agent and delete_user (their test of a thread's user or
+-- agent can then use an index for each side of the OR).
+CREATE INDEX IF NOT EXISTS GRAPHMEM_THREAD_AGENT_IX
+    ON GRAPHMEM_THREAD (agent_id, created_at, thread_id);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_PROFILE_CREATED_IX
+    ON GRAPHMEM_PROFILE (profile_kind, created_at, profile_id);
+
+CREATE INDEX IF NOT EXISTS GRAPHMEM_JOB_CREATED_IX ON GRAPHMEM_JOB (created_at, job_id);
+-- End of the listing indexes.

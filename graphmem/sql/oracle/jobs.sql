@@ -20,13 +20,27 @@ FROM graphmem_job
 WHERE job_id = :job_id;
 
 -- name: list-jobs
--- Jobs of one thread and/or one status (NULL: any), oldest first, one page.
+-- Jobs of one thread and/or one status (NULL: any), oldest first (ties by id),
+-- one page. One branch per way in, as in sql/sqlite/jobs.sql: a thread's jobs
+-- (GRAPHMEM_JOB_THREAD_IX), else one status's (GRAPHMEM_JOB_QUEUE_IX), else
+-- every job (GRAPHMEM_JOB_CREATED_IX); the branches whose bind tests are false
+-- read nothing. Ordered by position (13, 1: created_at, job_id).
 SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
        not_before, last_error, payload, result, created_at, updated_at
 FROM graphmem_job
-WHERE (:thread_id IS NULL OR thread_id = :thread_id)
+WHERE thread_id = :thread_id
   AND (:status IS NULL OR status = :status)
-ORDER BY created_at, job_id
+UNION ALL
+SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
+       not_before, last_error, payload, result, created_at, updated_at
+FROM graphmem_job
+WHERE :thread_id IS NULL AND status = :status
+UNION ALL
+SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
+       not_before, last_error, payload, result, created_at, updated_at
+FROM graphmem_job
+WHERE :thread_id IS NULL AND :status IS NULL
+ORDER BY 13, 1
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
 -- name: next-job

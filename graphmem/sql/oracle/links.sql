@@ -54,23 +54,29 @@ DELETE FROM graphmem_link WHERE relation_id = :relation_id;
 
 -- name: list-links
 -- Every link, or those of :relation_type when it is not NULL; oldest first
--- (ties by id, a stable order), :limit rows after the first :offset.
+-- (ties by id, a stable order), :limit rows after the first :offset. The links
+-- are read in that order from GRAPHMEM_LINK_CREATED_IX (schema version 12) and
+-- only up to the page's end; a type filter is tested on the way (no index of
+-- its own: it would cost every link write a b-tree more, docs/performance.md),
+-- so a page of a rare type reads the links older than it.
 SELECT l.relation_id, l.source_id, s.record_type, l.target_id, t.record_type,
        l.relation_type, l.opposite_relation_type, l.relation_timestamp, l.metadata,
        l.created_at
 FROM graphmem_link l
 JOIN graphmem_memory s ON s.record_id = l.source_id
 JOIN graphmem_memory t ON t.record_id = l.target_id
-WHERE (:relation_type IS NULL OR l.relation_type = :relation_type)
+WHERE :relation_type IS NULL OR l.relation_type = :relation_type
 ORDER BY l.created_at, l.relation_id
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
 -- name: count-links
 -- How many links list-links pages through: every link, or those of
--- :relation_type when it is not NULL. Both ends of a link are memories (foreign
--- keys), so the joins of list-links leave none out.
-SELECT COUNT(*) FROM graphmem_link l
-WHERE (:relation_type IS NULL OR l.relation_type = :relation_type);
+-- :relation_type when it is not NULL. Both
+-- ends of a link are memories (foreign keys), so the joins of list-links leave
+-- none out.
+SELECT (SELECT COUNT(*) FROM graphmem_link l WHERE l.relation_type = :relation_type)
+     + (SELECT COUNT(*) FROM graphmem_link l WHERE :relation_type IS NULL)
+FROM dual;
 
 -- name: list-link-ids
 -- The ids of every link, in the order of list-links: an export reads them page

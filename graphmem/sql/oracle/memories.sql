@@ -43,11 +43,18 @@ WHERE m.record_id IN (
 -- name: list-memories
 -- Memories passing the search filters, oldest first (ties by id, a stable
 -- order), :limit rows after the first :offset; expired ones too when
--- :include_expired = 1.
+-- :include_expired = 1. One branch per way in, as in sql/sqlite/memories.sql:
+-- the user's rows (GRAPHMEM_MEMORY_USER_IX), else the thread's, else the
+-- agent's, else the memories holding one of the metadata filter's pairs
+-- (GRAPHMEM_MEMORY_META_VALUE_IX), else every memory, in the listing order of
+-- GRAPHMEM_MEMORY_CREATED_IX (schema version 12 of sql/sqlite/install.sql). The
+-- branches whose bind tests are false read nothing. Ordered by position (a
+-- compound query's ORDER BY names its result columns): 10, 1 are created_at and
+-- record_id.
 SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
        m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
 FROM graphmem_memory m
-WHERE (:user_id IS NULL OR m.user_id = :user_id)
+WHERE m.user_id = :user_id
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (
@@ -61,7 +68,77 @@ WHERE (:user_id IS NULL OR m.user_id = :user_id)
             WHERE x.record_id = m.record_id
               AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
   AND (:include_invalid = 1 OR m.status = 'valid')
-ORDER BY m.created_at, m.record_id
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND m.thread_id = :thread_id
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND :thread_id IS NULL AND m.agent_id = :agent_id
+  AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND :thread_id IS NULL AND :agent_id IS NULL
+  AND m.record_id IN (
+        SELECT x.record_id FROM graphmem_filter f
+        JOIN graphmem_memory_meta x
+          ON x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
+  AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND :thread_id IS NULL AND :agent_id IS NULL
+  AND NOT EXISTS (SELECT 1 FROM graphmem_filter)
+  AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+ORDER BY 10, 1
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
 -- name: list-memory-ids

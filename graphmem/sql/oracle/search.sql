@@ -9,9 +9,12 @@
 -- :query by cosine VECTOR_DISTANCE, found in the database, plus any within
 -- :slack of the k-th distance; graphmem ranks these rows exactly (numpy, ties
 -- by id) so that near-ties order as on every other backend. A zero vector is at
--- distance 1, as in numpy (NULL or NaN from VECTOR_DISTANCE become 1). Two
--- branches so that a user filter reads only that user's rows through the user
--- index; the branch whose bind test is false reads nothing.
+-- distance 1, as in numpy (NULL or NaN from VECTOR_DISTANCE become 1). One
+-- branch per way in, as sql/sqlite/search.sql's select-search-candidates: a
+-- user filter reads that user's rows through the user index; without one, a
+-- metadata filter reads the memories holding one of its pairs through
+-- GRAPHMEM_MEMORY_META_VALUE_IX; the branches whose bind tests are false read
+-- nothing.
 WITH c AS (
     SELECT m.record_id, m.embedding,
            NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
@@ -36,6 +39,30 @@ WITH c AS (
            NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
     FROM graphmem_memory m
     WHERE :user_id IS NULL
+      AND m.record_id IN (
+            SELECT x.record_id FROM graphmem_filter f
+            JOIN graphmem_memory_meta x
+              ON x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
+      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+      AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+      AND (m.expires_at IS NULL OR m.expires_at > :now)
+      AND NOT EXISTS (
+            SELECT 1 FROM graphmem_filter f
+            WHERE NOT EXISTS (
+                SELECT 1 FROM graphmem_memory_meta x
+                WHERE x.record_id = m.record_id
+                  AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+      AND (:include_invalid = 1 OR m.status = 'valid')
+      AND m.embedding IS NOT NULL
+    UNION ALL
+    SELECT m.record_id, m.embedding,
+           NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
+    FROM graphmem_memory m
+    WHERE :user_id IS NULL
+      AND NOT EXISTS (SELECT 1 FROM graphmem_filter)
       AND (:agent_id IS NULL OR m.agent_id = :agent_id)
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
       AND m.record_type IN (

@@ -1490,6 +1490,37 @@ END;
 -- ---------------------------------------------------------------------------
 
 -- ---------------------------------------------------------------------------
+-- Schema version 12, listing indexes: a page of a listing reads its rows in the
+-- listing's order (oldest first, ties by id) from an index and stops after
+-- :offset + :limit rows, instead of sorting every row of the table for each
+-- page; a scope (a user's, an agent's, a thread's rows, a job status) is read through its own index. No row is rewritten: a store of
+-- version 11 gets the indexes when graphmem opens it (or when this script runs).
+--
+-- list-memories (and list-memory-ids, an export) without a scope.
+CREATE INDEX IF NOT EXISTS graphmem_memory_created_ix
+    ON graphmem_memory (created_at, record_id);
+-- list-links: every link, or those of one relation type, tested on the way (an
+-- index per type would cost every link write another b-tree).
+CREATE INDEX IF NOT EXISTS graphmem_link_created_ix
+    ON graphmem_link (created_at, relation_id);
+-- list-threads without a scope, and an agent's threads (list-threads,
+-- count-threads, and the delete-scope-* statements of delete_agent and
+-- delete_user, whose test of the thread's user or agent is then a multi-index OR
+-- instead of a scan of every thread).
+CREATE INDEX IF NOT EXISTS graphmem_thread_created_ix
+    ON graphmem_thread (created_at, thread_id);
+CREATE INDEX IF NOT EXISTS graphmem_thread_agent_ix
+    ON graphmem_thread (agent_id, created_at, thread_id);
+-- list-profiles: the users or the agents, oldest first.
+CREATE INDEX IF NOT EXISTS graphmem_profile_created_ix
+    ON graphmem_profile (profile_kind, created_at, profile_id);
+-- list-jobs without a thread or status.
+CREATE INDEX IF NOT EXISTS graphmem_job_created_ix
+    ON graphmem_job (created_at, job_id);
+-- End of schema version 12, listing indexes.
+-- ---------------------------------------------------------------------------
+
+-- ---------------------------------------------------------------------------
 -- The version of this script, the last statement so that a run that stops
 -- early does not claim it, and written only when the tables have this
 -- version's shape (the columns that graphmem's copies add: message_role in
@@ -1497,7 +1528,7 @@ END;
 -- version 10). On an older store run by hand, whose tables the script cannot
 -- reshape, the store keeps its version, and graphmem upgrades it on open.
 INSERT INTO graphmem_meta (meta_key, meta_value)
-SELECT 'schema_version', '11'
+SELECT 'schema_version', '12'
 WHERE EXISTS (SELECT 1 FROM pragma_table_info('graphmem_memory') WHERE name = 'message_role')
   AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_link') WHERE name = 'link_no')
   AND EXISTS (SELECT 1 FROM pragma_table_info('graphmem_adjacency')

@@ -20,12 +20,26 @@ FROM graphmem_job
 WHERE job_id = :job_id;
 
 -- name: list-jobs
--- Jobs of one thread and/or one status (NULL: any), oldest first, one page.
+-- Jobs of one thread and/or one status (NULL: any), oldest first (ties by id),
+-- one page. One branch per way in: a thread's jobs (graphmem_job_thread_ix),
+-- else the jobs of one status (graphmem_job_queue_ix), each sorted, else every
+-- job in the listing order (graphmem_job_created_ix, schema version 12), read
+-- only up to the page's end. The branches whose bind tests are false read nothing.
 SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
        not_before, last_error, payload, result, created_at, updated_at
 FROM graphmem_job
-WHERE (:thread_id IS NULL OR thread_id = :thread_id)
+WHERE thread_id = :thread_id
   AND (:status IS NULL OR status = :status)
+UNION ALL
+SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
+       not_before, last_error, payload, result, created_at, updated_at
+FROM graphmem_job
+WHERE :thread_id IS NULL AND status = :status
+UNION ALL
+SELECT job_id, kind, thread_id, status, attempts, failures, owner, lease_until,
+       not_before, last_error, payload, result, created_at, updated_at
+FROM graphmem_job
+WHERE :thread_id IS NULL AND :status IS NULL
 ORDER BY created_at, job_id
 LIMIT :limit OFFSET :offset;
 

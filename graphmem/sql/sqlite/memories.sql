@@ -37,11 +37,22 @@ WHERE m.record_id IN (SELECT value FROM json_each(:record_ids));
 -- name: list-memories
 -- Memories passing the search filters, oldest first (ties by id, a stable
 -- order), :limit rows after the first :offset; expired ones too when
--- :include_expired = 1.
+-- :include_expired = 1. One branch per way in, as select-search-candidates
+-- (search.sql), so that a page reads only the rows it may return: the user's
+-- rows (through the user index), else the thread's, else the agent's, else the
+-- memories holding one of the metadata filter's pairs (through
+-- graphmem_memory_meta_value_ix), each sorted; without any of these, every
+-- memory in the listing order (graphmem_memory_created_ix, schema version 12),
+-- read only up to the page's end. The branches whose bind tests are false read
+-- nothing. The last one is for no metadata filter: its test is a bound of the
+-- index range, which SQLite computes once ('' when the filter table is empty:
+-- every created_at, a text, passes; NULL otherwise: none does), where a NOT
+-- EXISTS on the filter table would be tested on every row, reading them all to
+-- return none.
 SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
        m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
 FROM graphmem_memory m
-WHERE (:user_id IS NULL OR m.user_id = :user_id)
+WHERE m.user_id = :user_id
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
@@ -53,7 +64,70 @@ WHERE (:user_id IS NULL OR m.user_id = :user_id)
             WHERE x.record_id = m.record_id
               AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
   AND (:include_invalid = 1 OR m.status = 'valid')
-ORDER BY m.created_at, m.record_id
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND m.thread_id = :thread_id
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND :thread_id IS NULL AND m.agent_id = :agent_id
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND :thread_id IS NULL AND :agent_id IS NULL
+  AND m.record_id IN (
+        SELECT x.record_id FROM temp.graphmem_filter f
+        CROSS JOIN graphmem_memory_meta x
+        WHERE x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
+       m.thread_id, m.metadata, m.memory_timestamp, m.created_at, m.expires_at
+FROM graphmem_memory m
+WHERE :user_id IS NULL AND :thread_id IS NULL AND :agent_id IS NULL
+  AND m.created_at >= (SELECT CASE WHEN EXISTS (SELECT 1 FROM temp.graphmem_filter)
+                                   THEN NULL ELSE '' END)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (:include_expired = 1 OR m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+ORDER BY created_at, record_id
 LIMIT :limit OFFSET :offset;
 
 -- name: list-memory-ids

@@ -2,9 +2,16 @@
 -- graphmem.stores.sqlite over the rows selected here.
 
 -- name: select-search-candidates
--- Embeddings of the memories passing the search filters (docs/semantics.md section 1). Two
--- branches so that a user filter reads only that user's rows through the user
--- index; the branch whose bind test is false reads nothing.
+-- Embeddings of the memories passing the search filters (docs/semantics.md section 1). One
+-- branch per way in, so that each reads only the rows it may return; the
+-- branches whose bind tests are false read nothing: a user filter reads that
+-- user's rows through the user index; without one, a metadata filter reads the
+-- memories holding one of its (key, value) pairs through
+-- graphmem_memory_meta_value_ix; without either, every memory is a candidate.
+-- The last branch reads the filter's pair count once, in a one-row table joined
+-- before the memory rows (CROSS JOIN keeps that order): SQLite would test a NOT
+-- EXISTS on the filter table for every memory row, reading them all to return
+-- none.
 SELECT m.record_id, m.embedding
 FROM graphmem_memory m
 WHERE m.user_id = :user_id
@@ -24,6 +31,27 @@ UNION ALL
 SELECT m.record_id, m.embedding
 FROM graphmem_memory m
 WHERE :user_id IS NULL
+  AND m.record_id IN (
+        SELECT x.record_id FROM temp.graphmem_filter f
+        CROSS JOIN graphmem_memory_meta x
+        WHERE x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+  AND m.embedding IS NOT NULL
+UNION ALL
+SELECT m.record_id, m.embedding
+FROM (SELECT COUNT(*) AS pairs FROM temp.graphmem_filter) g
+CROSS JOIN graphmem_memory m
+WHERE :user_id IS NULL AND g.pairs = 0
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
@@ -141,6 +169,100 @@ JOIN graphmem_memory_text t ON t.doc_id = h.doc_id
 ORDER BY h.score, t.record_id
 LIMIT :k;
 
+-- name: select-keyword-hits-in-scope
+-- select-keyword-hits for a search without a user_id but with a thread, an agent
+-- or a metadata filter, shaped as select-keyword-hits-scoped: the doc_ids of the
+-- memories passing the filters are read through the index of the narrowest
+-- scope given (graphmem_memory_thread_ix, else graphmem_memory_agent_ix, else
+-- graphmem_memory_meta_value_ix for the memories holding one of the metadata
+-- filter's pairs), and the match tests each hit's doc_id against that set, so
+-- the work grows with the scope and its hits, not with the store's hits. The
+-- last branch (no thread, agent nor metadata filter) reads every memory; it
+-- reads the filter's pair count once, as select-search-candidates does. Same
+-- result as select-keyword-hits.
+SELECT t.record_id, -h.score AS score
+FROM (
+    SELECT graphmem_memory_fts.rowid AS doc_id, bm25(graphmem_memory_fts) AS score
+    FROM graphmem_memory_fts
+    WHERE graphmem_memory_fts MATCH :text_query
+      AND +graphmem_memory_fts.rowid IN (
+        SELECT d.doc_id
+        FROM graphmem_memory m
+        JOIN graphmem_memory_text d ON d.record_id = m.record_id
+        WHERE m.thread_id = :thread_id
+          AND (:user_id IS NULL OR m.user_id = :user_id)
+          AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+          AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+          AND m.record_type IN (SELECT value FROM json_each(:record_types))
+          AND (m.expires_at IS NULL OR m.expires_at > :now)
+          AND NOT EXISTS (
+                SELECT 1 FROM temp.graphmem_filter f
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = m.record_id
+                      AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+          AND (:include_invalid = 1 OR m.status = 'valid')
+        UNION ALL
+        SELECT d.doc_id
+        FROM graphmem_memory m
+        JOIN graphmem_memory_text d ON d.record_id = m.record_id
+        WHERE :thread_id IS NULL AND m.agent_id = :agent_id
+          AND (:user_id IS NULL OR m.user_id = :user_id)
+          AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+          AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+          AND m.record_type IN (SELECT value FROM json_each(:record_types))
+          AND (m.expires_at IS NULL OR m.expires_at > :now)
+          AND NOT EXISTS (
+                SELECT 1 FROM temp.graphmem_filter f
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = m.record_id
+                      AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+          AND (:include_invalid = 1 OR m.status = 'valid')
+        UNION ALL
+        SELECT d.doc_id
+        FROM graphmem_memory m
+        JOIN graphmem_memory_text d ON d.record_id = m.record_id
+        WHERE :thread_id IS NULL AND :agent_id IS NULL
+          AND (:user_id IS NULL OR m.user_id = :user_id)
+          AND m.record_id IN (
+                SELECT x.record_id FROM temp.graphmem_filter f
+                CROSS JOIN graphmem_memory_meta x
+                WHERE x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
+          AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+          AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+          AND m.record_type IN (SELECT value FROM json_each(:record_types))
+          AND (m.expires_at IS NULL OR m.expires_at > :now)
+          AND NOT EXISTS (
+                SELECT 1 FROM temp.graphmem_filter f
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = m.record_id
+                      AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+          AND (:include_invalid = 1 OR m.status = 'valid')
+        UNION ALL
+        SELECT d.doc_id
+        FROM (SELECT COUNT(*) AS pairs FROM temp.graphmem_filter) g
+        CROSS JOIN graphmem_memory m
+        JOIN graphmem_memory_text d ON d.record_id = m.record_id
+        WHERE :thread_id IS NULL AND :agent_id IS NULL AND g.pairs = 0
+          AND (:user_id IS NULL OR m.user_id = :user_id)
+          AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+          AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+          AND m.record_type IN (SELECT value FROM json_each(:record_types))
+          AND (m.expires_at IS NULL OR m.expires_at > :now)
+          AND NOT EXISTS (
+                SELECT 1 FROM temp.graphmem_filter f
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM graphmem_memory_meta x
+                    WHERE x.record_id = m.record_id
+                      AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+          AND (:include_invalid = 1 OR m.status = 'valid'))
+) h
+JOIN graphmem_memory_text t ON t.doc_id = h.doc_id
+ORDER BY h.score, t.record_id
+LIMIT :k;
+
 -- name: get-keyword-index-version
 -- FTS5's structure record, which changes with every write to the keyword index:
 -- SqliteStore keeps the word counts of select-term-counts while it is unchanged.
@@ -209,9 +331,10 @@ WHERE type = 'table'
 -- name: select-search-candidate-ids
 -- The ids of the memories passing the search filters, for the in-process copy of
 -- the embeddings (graphmem.stores.vector_cache; a memory without an embedding is
--- absent there). Same filters and branches as select-search-candidates, read from
--- graphmem_memory_search_ix without visiting the memory rows; returned as one
--- JSON array, which Python decodes faster than one row per id.
+-- absent there). Same filters and branches as select-search-candidates: the
+-- user's rows are one range of graphmem_memory_search_ix, read without visiting
+-- the memory rows; returned as one JSON array, which Python decodes faster than
+-- one row per id.
 SELECT json_group_array(c.record_id) FROM (
 SELECT m.record_id
 FROM graphmem_memory m
@@ -231,6 +354,26 @@ UNION ALL
 SELECT m.record_id
 FROM graphmem_memory m
 WHERE :user_id IS NULL
+  AND m.record_id IN (
+        SELECT x.record_id FROM temp.graphmem_filter f
+        CROSS JOIN graphmem_memory_meta x
+        WHERE x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid')
+UNION ALL
+SELECT m.record_id
+FROM (SELECT COUNT(*) AS pairs FROM temp.graphmem_filter) g
+CROSS JOIN graphmem_memory m
+WHERE :user_id IS NULL AND g.pairs = 0
   AND (:agent_id IS NULL OR m.agent_id = :agent_id)
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))

@@ -20,21 +20,38 @@ WHERE t.thread_id = :thread_id;
 
 -- name: list-threads
 -- Threads of a user and/or an agent (NULL: any), oldest first (ties by id),
--- :limit rows after the first :offset.
+-- :limit rows after the first :offset. One branch per way in: a user's threads
+-- (graphmem_thread_user_ix, sorted), else an agent's, else every thread, both
+-- read in the listing order (graphmem_thread_agent_ix, graphmem_thread_created_ix:
+-- schema version 12) and only up to the page's end. The branches whose bind
+-- tests are false read nothing.
 SELECT t.thread_id, t.user_id, t.agent_id, t.metadata, t.settings, t.summary, t.topics,
        t.message_count, t.summarized_count, t.created_at, t.updated_at
 FROM graphmem_thread t
-WHERE (:user_id IS NULL OR t.user_id = :user_id)
+WHERE t.user_id = :user_id
   AND (:agent_id IS NULL OR t.agent_id = :agent_id)
-ORDER BY t.created_at, t.thread_id
+UNION ALL
+SELECT t.thread_id, t.user_id, t.agent_id, t.metadata, t.settings, t.summary, t.topics,
+       t.message_count, t.summarized_count, t.created_at, t.updated_at
+FROM graphmem_thread t
+WHERE :user_id IS NULL AND t.agent_id = :agent_id
+UNION ALL
+SELECT t.thread_id, t.user_id, t.agent_id, t.metadata, t.settings, t.summary, t.topics,
+       t.message_count, t.summarized_count, t.created_at, t.updated_at
+FROM graphmem_thread t
+WHERE :user_id IS NULL AND :agent_id IS NULL
+ORDER BY created_at, thread_id
 LIMIT :limit OFFSET :offset;
 
 -- name: count-threads
 -- How many threads list-threads pages through for the same :user_id and
--- :agent_id (NULL: any).
-SELECT COUNT(*) FROM graphmem_thread t
-WHERE (:user_id IS NULL OR t.user_id = :user_id)
-  AND (:agent_id IS NULL OR t.agent_id = :agent_id);
+-- :agent_id (NULL: any), counted through the index of the same branch.
+SELECT (SELECT COUNT(*) FROM graphmem_thread t
+        WHERE t.user_id = :user_id AND (:agent_id IS NULL OR t.agent_id = :agent_id))
+     + (SELECT COUNT(*) FROM graphmem_thread t
+        WHERE :user_id IS NULL AND t.agent_id = :agent_id)
+     + (SELECT COUNT(*) FROM graphmem_thread t
+        WHERE :user_id IS NULL AND :agent_id IS NULL);
 
 -- name: update-thread
 -- Overwrite a thread's mutable fields; the caller passes the current value of
