@@ -156,8 +156,9 @@ def export(
     JSON Lines of the whole store holds users, agents, threads and their
     messages, memories, links and the prompt registry, each line after the
     lines it needs; with --root, only the subgraph's memories and links.
-    GraphML and the drawings hold memories and links. Expired memories and
-    messages are not exported.
+    GraphML and the drawings hold memories and links, expired memories left
+    out; JSON Lines keeps an expired memory that a link touches, with its links
+    (the copy then answers as the store does). Expired messages are not exported.
 
     \b
     Example:
