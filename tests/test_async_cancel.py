@@ -215,6 +215,39 @@ def test_async_wait_runs_the_jobs_without_workers() -> None:
     assert asyncio.run(scenario()) == ["done", "done"]
 
 
+def test_run_jobs_starts_no_job_once_close_began(llm: GatedLlm, tmp_path: Any) -> None:
+    """Once close() began, run_jobs starts no job: the queued ones stay queued."""
+    path = tmp_path / "jobs.db"
+
+    async def scenario() -> int:
+        memory = GraphMemory(
+            path,
+            embedder=HashingEmbedder(dim=16),
+            llm=llm,
+            extraction_workers=0,
+            memory_extraction_config=MemoryExtractionConfig(memory_extraction_frequency=1),
+        )
+        thread = await memory.create_thread_async("t", enable_context_summary=False)
+        for i in range(4):
+            await thread.add_messages_async([{"role": "user", "content": f"I like tea {i}."}])
+        running = asyncio.ensure_future(memory.run_jobs_async())
+        assert await asyncio.to_thread(llm.started.wait, GUARD)
+        closing = asyncio.ensure_future(_close_or_fail(memory))
+        while not memory._jobs.stopping:
+            await asyncio.sleep(0.01)
+        llm.gate.set()
+        ran: int = await _guarded(running, "run_jobs_async()")
+        await closing
+        return ran
+
+    assert asyncio.run(scenario()) == 1
+    with GraphMemory(path, embedder=HashingEmbedder(dim=16)) as memory:
+        statuses = [job.status for job in memory.list_jobs()]
+    # the three jobs not started stay queued (the one that was running is done, or
+    # back in the queue when close() released it first)
+    assert statuses.count("queued") >= 3 and "running" not in statuses, statuses
+
+
 class GatedEmbedder:
     """Once ``armed``, each call blocks until ``gate`` is set; ``entered`` counts calls."""
 

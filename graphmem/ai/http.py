@@ -27,6 +27,8 @@ __all__ = ["JsonClient", "RetryPolicy", "check_api_base", "check_api_key"]
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _MESSAGE_LIMIT = 500
+_SCAN_LIMIT = 100_000
+"""How much of a provider's answer is scrubbed of the key; then cut to _MESSAGE_LIMIT."""
 
 
 @dataclass(frozen=True)
@@ -110,19 +112,21 @@ def _key_forms(key: str) -> tuple[str, ...]:
 
 
 def _provider_message(response: httpx.Response) -> str:
-    """The provider's own explanation, from the usual error shapes or the raw text."""
+    """The provider's own explanation, from the usual error shapes or the raw text
+    (its first ``_SCAN_LIMIT`` characters: :meth:`JsonClient.fail` scrubs the key
+    from it before cutting it to ``_MESSAGE_LIMIT``, so no cut halves a key)."""
     try:
         body = response.json()
     except ValueError:
-        return response.text.strip()[:_MESSAGE_LIMIT] or response.reason_phrase
+        return response.text.strip()[:_SCAN_LIMIT] or response.reason_phrase
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])[:_MESSAGE_LIMIT]
+            return str(error["message"])[:_SCAN_LIMIT]
         for value in (error, body.get("message"), body.get("detail")):
             if isinstance(value, str):
-                return value[:_MESSAGE_LIMIT]
-    return json.dumps(body)[:_MESSAGE_LIMIT]
+                return value[:_SCAN_LIMIT]
+    return json.dumps(body)[:_SCAN_LIMIT]
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -180,8 +184,9 @@ class JsonClient:
         return text
 
     def fail(self, status: int | None, provider_message: str) -> ModelError:
-        """A :class:`ModelError` for this operation, with the key scrubbed."""
-        said = self._scrub(provider_message)
+        """A :class:`ModelError` for this operation, with the key scrubbed (before the
+        message is cut to its length limit, so that no cut leaves part of a key)."""
+        said = self._scrub(provider_message)[:_MESSAGE_LIMIT]
         where = f"HTTP {status}" if status is not None else "no answer"
         return ModelError(
             f"{self.operation} at {self.api_base} failed ({where}): {said}",
@@ -199,7 +204,7 @@ class JsonClient:
         try:
             return response.json()
         except ValueError:
-            snippet = response.text.strip()[:80]
+            snippet = self._scrub(response.text.strip()[:_SCAN_LIMIT])[:80]
             raise self.fail(status, f"answer is not JSON: {snippet!r}") from None
 
     def _transport_error(self, exc: httpx.HTTPError) -> ModelError | _Retry:

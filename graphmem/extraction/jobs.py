@@ -128,7 +128,10 @@ class JobRunner:
         return released
 
     def run_one(self, thread_id: str | None = None) -> bool:
-        """Claim and run one due job (of ``thread_id`` when given); False if none."""
+        """Claim and run one due job (of ``thread_id`` when given); False if none, or
+        once the handle is closing (:attr:`stopping`: queued jobs stay queued)."""
+        if self.stopping:
+            return False
         now = utc_now()
         store = self._memory._store
         with store.transaction():

@@ -9,6 +9,7 @@ matching ``prune.schema.json``; the calls of one round run concurrently.
 
 from __future__ import annotations
 
+import contextvars
 import json
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -108,7 +109,10 @@ def prune_with_report(
         if len(groups) == 1:
             return [one(groups[0])]
         with ThreadPoolExecutor(min(len(groups), MAX_CONCURRENT_PROBES)) as pool:
-            return list(pool.map(one, groups))
+            # each probe in a copy of the caller's context (a pruner may read its
+            # context variables, as it does when the probes run one by one)
+            futures = [pool.submit(contextvars.copy_context().run, one, g) for g in groups]
+            return [f.result() for f in futures]
 
     n = len(hits)
     outcome = prune_ranks(ask, n, config.mode, config.protected_fraction, config.probes)

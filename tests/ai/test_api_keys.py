@@ -10,6 +10,7 @@ from graphmem import Embedder, Llm, ModelError, Reranker
 from graphmem.ai.http import JsonClient, RetryPolicy
 from graphmem.errors import InvalidArgumentError
 from graphmem.testing import ModelServer
+from graphmem.testing.model_server import Fault
 
 
 @pytest.mark.parametrize("suffix", ["\n", "\r\n", " ", "\t\n"])
@@ -74,3 +75,21 @@ def test_api_key_escaped_forms_scrubbed() -> None:
     shown = (str(error), repr(error), error.provider_message)
     assert not any(part in text for part in ("sk-back", "slash") for text in shown), shown
     assert "***" in error.provider_message
+
+
+@pytest.mark.parametrize("body", [False, True])
+def test_api_key_echoed_across_the_message_limit_is_scrubbed_whole(body: bool) -> None:
+    """A provider message is cut to its length limit after the key is scrubbed, so
+    a key echoed where the cut falls leaves none of its characters."""
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 3
+    said = "x" * 440 + f" Incorrect API key provided: {key}. See the docs."
+    with ModelServer() as server:
+        if body:  # the raw text of an answer that is not JSON
+            server.inject("embeddings", Fault(status=401, body=said))
+        else:
+            server.fail("embeddings", 401, said)
+        with pytest.raises(ModelError) as caught:
+            Embedder("m", api_base=server.url, api_key=key, max_retries=0).embed(["x"])
+    shown = (str(caught.value), repr(caught.value), caught.value.provider_message)
+    assert not any(key[:12] in text for text in shown), shown
+    assert len(caught.value.provider_message) <= 500
