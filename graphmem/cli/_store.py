@@ -182,6 +182,15 @@ def _open(db: str, store: str | None, create: bool) -> GraphMemory:
     except SchemaError as exc:
         others = [] if create or is_dsn(db) else stores_in_file(db)
         wanted = (store or DEFAULT_PREFIX).lower()
+        if wanted in (name.lower() for name in others) and "needs version" in str(exc):
+            # this very store, of an older schema version: upgraded on open, as the
+            # library's default policy does (the file holds it: nothing is created)
+            return GraphMemory(
+                db,
+                embedder=cli_embedder(),
+                memory_store_id=store,
+                schema_policy=SchemaPolicy.CREATE_IF_NECESSARY,
+            )
         if not others or wanted in (name.lower() for name in others):
             raise  # no other store, or this one is there with another schema version
         raise UserError(

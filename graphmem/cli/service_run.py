@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import click
 
 from graphmem.cli._store import UserError, cli_embedder
+from graphmem.errors import InvalidArgumentError
 
 __all__ = ["run_server"]
 
@@ -30,9 +31,14 @@ def _check_jwt(key: str | None, algorithm: str) -> None:
     if key is None:
         return
     try:
-        known[algorithm].prepare_key(key)
+        prepared = known[algorithm].prepare_key(key)
     except (jwt.InvalidKeyError, ValueError, TypeError) as exc:
         raise UserError(f"--jwt-key: not a key that verifies {algorithm} tokens ({exc})") from None
+    if not isinstance(prepared, bytes) and not callable(getattr(prepared, "verify", None)):
+        # a private key loads, but cannot verify: every token would then fail
+        raise UserError(
+            f"--jwt-key: a private key cannot verify {algorithm} tokens; give the public key"
+        )
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -77,11 +83,18 @@ def run_server(
 
     algorithm = str(options.get("jwt_algorithm") or "HS256")
     _check_jwt(opt("jwt_key"), algorithm)
-    llm = llm_from(
-        ModelSettings.resolve(
-            "llm", model=opt("llm_model"), api_base=opt("llm_api_base"), api_key=opt("llm_api_key")
+    try:
+        llm = llm_from(
+            ModelSettings.resolve(
+                "llm",
+                model=opt("llm_model"),
+                api_base=opt("llm_api_base"),
+                api_key=opt("llm_api_key"),
+            )
         )
-    )
+    except InvalidArgumentError as exc:  # named by its flag, as the embedder's are
+        flag = {"model": "--llm-model", "api_base": "--llm-api-base", "api_key": "--llm-api-key"}
+        raise UserError(f"{flag.get(exc.argument, exc.argument)}: {exc.detail}") from None
     embedder = cli_embedder()
     config = ServiceConfig(
         jwt_key=opt("jwt_key"),

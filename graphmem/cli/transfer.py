@@ -45,6 +45,8 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     name in its directory and renamed over ``path`` only once the export is whole:
     a failed export leaves an earlier file of that name as it was."""
     if path is None or path == "-":
+        if sys.stdout is None:
+            raise UserError("standard output is closed: give -o FILE")
         yield sys.stdout
         return
     target = os.path.realpath(path)

@@ -170,11 +170,14 @@ def _section_name(line: str) -> str:
 
 
 _FRAMED = re.compile(
-    r"([^\w\s])\1*\s*(?:"
+    r"([^\w\s])\1+\s*(?:"
     + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(SECTION_NAMES, key=len)[::-1])
-    + r")\s*\1",
+    + r")\s*\1\1",
     re.IGNORECASE,
 )
+"""A section name between runs of at least two of one delimiter character
+(``== END OF MESSAGES ==``) anywhere in a line; a single character on each side
+(``operating-system-specific``, ``dates — output — nothing else``) is prose."""
 
 
 def _section_header(text: str) -> str | None:

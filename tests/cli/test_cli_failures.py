@@ -193,3 +193,39 @@ def test_a_wal_store_in_a_read_only_directory_says_why(
     assert done.stderr.startswith("graphmem: error: --db: cannot open")
     assert "a WAL store needs its -wal and -shm files beside it" in done.stderr
     assert "is not writable" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_export_to_closed_standard_output_is_a_user_error(
+    graphmem, pizza_db: Path, user_error
+) -> None:
+    user_error(graphmem("export", closed=("stdout",)), "standard output is closed")
+
+
+def test_a_store_of_an_older_schema_version_is_read_after_its_upgrade(
+    graphmem, pizza_db: Path
+) -> None:
+    """A read verb opens a store the file holds at an older version as the library
+    does by default: upgraded on open (version 11 lacks version 12's indexes)."""
+    with GraphMemory(pizza_db) as memory:
+        conn = memory._store._conn  # type: ignore[attr-defined]
+        conn.execute("DROP INDEX graphmem_link_created_ix")
+        conn.execute("UPDATE graphmem_meta SET meta_value = '11' WHERE meta_key = 'schema_version'")
+        conn.commit()
+    run = graphmem("list", "--json")
+    assert run.code == 0, run.err
+    assert sorted(r["id"] for r in json.loads(run.out)["items"]) == ["neap", "sour", "thin"]
+    with GraphMemory(pizza_db) as memory:
+        version = memory._store._conn.execute(  # type: ignore[attr-defined]
+            "SELECT meta_value FROM graphmem_meta WHERE meta_key = 'schema_version'"
+        ).fetchone()
+    assert version == ("12",)
+
+
+def test_a_read_verb_creates_no_store_in_a_file_of_other_stores(graphmem, pizza_db: Path) -> None:
+    run = graphmem("list", "--store", "other")
+    assert run.code == 1 and "--store" in run.err, run.err
+    with GraphMemory(pizza_db) as memory:
+        tables = memory._store._conn.execute(  # type: ignore[attr-defined]
+            "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'other%'"
+        ).fetchone()
+    assert tables == (0,)

@@ -101,3 +101,26 @@ def test_serve_refuses_a_jwt_key_that_cannot_verify_the_algorithm(
     run = graphmem("serve", "--port", "0", "--jwt-key", key, "--jwt-algorithm", algorithm)
     user_error(run, f"--jwt-key: not a key that verifies {algorithm} tokens")
     assert not db.exists()
+
+
+def test_serve_refuses_a_private_jwt_key(graphmem, db: Path, user_error) -> None:
+    """A private key loads, but verifies nothing: every token would get a 500."""
+    pytest.importorskip("cryptography")
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = private.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    run = graphmem("serve", "--port", "0", "--jwt-key", pem, "--jwt-algorithm", "RS256")
+    user_error(run, "--jwt-key: a private key cannot verify RS256 tokens; give the public key")
+    assert not db.exists()
+
+
+def test_serve_names_the_llm_flag_of_a_refused_value(graphmem, db: Path, user_error) -> None:
+    run = graphmem("serve", "--port", "0", "--llm-model", "m", "--llm-api-base", "ftp://x")
+    user_error(run, "--llm-api-base: ")
+    assert not db.exists()

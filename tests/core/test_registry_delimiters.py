@@ -79,6 +79,13 @@ def test_delimiters_role_marker_with_a_look_alike_colon_rejected(colon: str) -> 
         "Map a <--> b, then a <==> c.",
         "Keep messages about orders; skip the end of messages that only greet.",
         "Order \uff037 is late.",  # full-width number sign, no run
+        # one delimiter character on each side of a section name is prose
+        "Note the user's operating-system-specific preferences.",
+        "Track sub-system-level settings.",
+        "Extract the user's pre-summary-notes.",
+        "Extract dates \u2014 output \u2014 nothing else.",
+        "Keep ~summary~ short.",
+        "Pay attention to 2\u20133 people \u2013 summary \u2013 etc",
     ],
 )
 def test_delimiters_ordinary_text_passes(text: str) -> None:
