@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextvars
 import threading
-import time
 
 import pytest
 
@@ -106,24 +105,32 @@ def test_card_bad_plan_is_named(cap: object, minimums: object, named: str) -> No
 
 
 def test_card_searches_run_concurrently_up_to_the_bound() -> None:
-    running, peak, lock = 0, 0, threading.Lock()
+    running, peak, target = 0, 0, 0
+    changed = threading.Condition()
     inner = _search()
 
     def slow(kind: str, k: int) -> list[Candidate]:
+        # each search stays until `target` run at once (or, for the last ones of a
+        # plan that cannot fill the bound, a second): the peak is then the
+        # bound however slowly the machine starts threads
         nonlocal running, peak
-        with lock:
+        with changed:
             running += 1
             peak = max(peak, running)
-        time.sleep(0.05)
-        with lock:
-            running -= 1
-        return inner(kind, k)
+            changed.notify_all()
+            changed.wait_for(lambda: running >= target, timeout=1.0)
+        try:
+            return inner(kind, k)
+        finally:
+            with changed:
+                running -= 1
 
     plan = check_card_plan(8, {"fact": 1, "guideline": 1, "preference": 1, "message": 1})
     sequential = [c.record_id for c in select_relevant(plan, inner, 1)]
+    target = 2
     assert [c.record_id for c in select_relevant(plan, slow, 2)] == sequential
     assert peak == 2
-    peak = 0
+    peak, target = 0, 5
     assert [c.record_id for c in select_relevant(plan, slow, 5)] == sequential
     assert peak == 5  # four per-type searches and the fill search at once
 
