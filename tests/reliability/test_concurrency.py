@@ -286,11 +286,20 @@ def test_concurrency_shared_store_reads_wait_for_open_transaction(memory: GraphM
     first = memory.add_memory("first")
     second = memory.add_memory("second")
     seen: list[int] = []
-    reader = threading.Thread(target=lambda: seen.append(len(memory.list_record_links())))
+    entered = threading.Event()
+
+    def read() -> None:
+        entered.set()
+        seen.append(len(memory.list_record_links()))
+
+    reader = threading.Thread(target=read)
     with pytest.raises(RuntimeError), memory._store.transaction():
         memory.link_records(first, "memory", second, "memory", "supports")
         reader.start()
+        assert entered.wait(10)
         reader.join(0.5)
+        # the read began while the transaction was open, and waits for it
+        assert reader.is_alive() and seen == []
         raise RuntimeError("roll back")
     reader.join(10)
     assert seen == [0]

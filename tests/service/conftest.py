@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import subprocess
 import sys
 import time
@@ -49,12 +49,6 @@ def _chat_reply(body: dict[str, Any]) -> str:
     return summary_of(str(body["messages"][0]["content"]))
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "graphmem", *args],
@@ -77,7 +71,9 @@ class Served:
 
 
 def start_server(db: Path, models: ModelServer | None, *extra: str) -> tuple[str, Any]:
-    port = free_port()
+    """``graphmem serve`` on a port it chooses itself (``--port 0``: a port picked
+    here and released before the server binds it could be taken meanwhile), and
+    the URL it announces once it answers ``/health``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     if models is not None:
         env |= {
@@ -86,20 +82,25 @@ def start_server(db: Path, models: ModelServer | None, *extra: str) -> tuple[str
             "GRAPHMEM_EMBEDDER_MODEL": "embed-model",
             "GRAPHMEM_EMBEDDER_API_BASE": models.url,
         }
-    command = [sys.executable, "-m", "graphmem", "serve", "--db", str(db), "--port", str(port)]
-    log = db.with_suffix(".log").open("wb")  # a file, so a chatty server never blocks
+    command = [sys.executable, "-m", "graphmem", "serve", "--db", str(db), "--port", "0"]
+    log_path = db.with_suffix(".log")
+    log = log_path.open("wb")  # a file, so a chatty server never blocks
     process = subprocess.Popen([*command, *extra], env=env, stdout=subprocess.DEVNULL, stderr=log)
     log.close()
-    url = f"http://127.0.0.1:{port}"
+    url = None
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"graphmem serve ended: {db.with_suffix('.log').read_text()}")
+            raise RuntimeError(f"graphmem serve ended: {log_path.read_text()}")
+        if url is None:
+            found = re.search(r"serving .* on (http://\S+)", log_path.read_text())
+            url = found[1] if found else None
         try:
-            if httpx.get(url + "/health", timeout=1).status_code == 200:
+            if url is not None and httpx.get(url + "/health", timeout=1).status_code == 200:
                 return url, process
         except httpx.HTTPError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     process.terminate()
     raise RuntimeError("graphmem serve did not answer /health within 60 s")
 
