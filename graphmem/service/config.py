@@ -65,8 +65,17 @@ def llm_from(settings: ModelSettings) -> Llm | None:
 
 
 def embedder_from(settings: ModelSettings) -> Embedder | None:
-    """The embedder the settings name, or None (the offline default)."""
+    """The embedder the settings name, or None (the offline default).
+
+    Raises:
+        InvalidArgumentError: ``model``: an API base or key without a model (the
+            store would otherwise be built, silently, with the offline default).
+    """
     if settings.model is None:
+        if settings.api_base is not None or settings.api_key is not None:
+            raise InvalidArgumentError(
+                "model", "is required with an embedder API base or key (none: the offline default)"
+            )
         return None
     if settings.api_base is None:
         return Embedder(settings.model, api_key=settings.api_key)

@@ -79,3 +79,16 @@ def test_the_default_embedder_on_such_a_store_says_how_to_choose(
 def test_an_unknown_local_embedder_is_reported_under_its_option(graphmem, built: Path, user_error):
     run = graphmem("search", "pizza", "--embedder-model", "local/nope")
     user_error(run, "--embedder-model: unknown local model 'local/nope'")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--embedder-api-base", "http://127.0.0.1:9/v1"), ("--embedder-api-key", "sk-test")],
+)
+def test_an_embedder_base_or_key_without_a_model_is_refused(
+    graphmem, db: Path, user_error, option: str, value: str
+) -> None:
+    """Without a model the offline default would build the store, silently."""
+    run = graphmem("add", "Likes tea.", option, value)
+    user_error(run, "--embedder-model: is required with an embedder API base or key")
+    assert not db.exists()
