@@ -107,11 +107,13 @@ def store_options(func: F) -> F:
     return db_options(embedder_options(func))
 
 
-_EMBEDDER_FLAGS = {
-    "model": "--embedder-model",
-    "api_base": "--embedder-api-base",
-    "api_key": "--embedder-api-key",
-}
+def model_flag_error(kind: str, exc: InvalidArgumentError) -> UserError:
+    """A model setting the library refused (``model``, ``api_base``, ``api_key``),
+    named by its ``--KIND-...`` flag."""
+    argument = exc.argument
+    if argument in ("model", "api_base", "api_key"):
+        argument = f"--{kind}-{argument.replace('_', '-')}"
+    return UserError(f"{argument}: {exc.detail}")
 
 
 def cli_embedder() -> Embedder | None:
@@ -132,8 +134,7 @@ def cli_embedder() -> Embedder | None:
     try:
         return embedder_from(settings)
     except InvalidArgumentError as exc:
-        flag = _EMBEDDER_FLAGS.get(exc.argument, exc.argument)
-        raise UserError(f"{flag}: {exc.detail}") from None
+        raise model_flag_error("embedder", exc) from None
 
 
 def is_dsn(db: str) -> bool:
@@ -167,9 +168,13 @@ _EMBEDDER_REFUSED = "open the store with the embedder it was built with"
 
 
 def _open(db: str, store: str | None, create: bool) -> GraphMemory:
-    policy = SchemaPolicy.CREATE_IF_NECESSARY if create else SchemaPolicy.REQUIRE_EXISTING
+    embedder = cli_embedder()
+
+    def opened(policy: SchemaPolicy) -> GraphMemory:
+        return GraphMemory(db, embedder=embedder, memory_store_id=store, schema_policy=policy)
+
     try:
-        return GraphMemory(db, embedder=cli_embedder(), memory_store_id=store, schema_policy=policy)
+        return opened(SchemaPolicy.CREATE_IF_NECESSARY if create else SchemaPolicy.REQUIRE_EXISTING)
     except BackendError:
         directory = None if is_dsn(db) else _unwritable_wal_directory(db)
         if directory is None:
@@ -185,12 +190,7 @@ def _open(db: str, store: str | None, create: bool) -> GraphMemory:
         if wanted in (name.lower() for name in others) and "needs version" in str(exc):
             # this very store, of an older schema version: upgraded on open, as the
             # library's default policy does (the file holds it: nothing is created)
-            return GraphMemory(
-                db,
-                embedder=cli_embedder(),
-                memory_store_id=store,
-                schema_policy=SchemaPolicy.CREATE_IF_NECESSARY,
-            )
+            return opened(SchemaPolicy.CREATE_IF_NECESSARY)
         if not others or wanted in (name.lower() for name in others):
             raise  # no other store, or this one is there with another schema version
         raise UserError(

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import click
 
-from graphmem.cli._store import UserError, cli_embedder
+from graphmem.cli._store import UserError, cli_embedder, model_flag_error
 from graphmem.errors import InvalidArgumentError
 
 __all__ = ["run_server"]
@@ -93,8 +93,7 @@ def run_server(
             )
         )
     except InvalidArgumentError as exc:  # named by its flag, as the embedder's are
-        flag = {"model": "--llm-model", "api_base": "--llm-api-base", "api_key": "--llm-api-key"}
-        raise UserError(f"{flag.get(exc.argument, exc.argument)}: {exc.detail}") from None
+        raise model_flag_error("llm", exc) from None
     embedder = cli_embedder()
     config = ServiceConfig(
         jwt_key=opt("jwt_key"),
