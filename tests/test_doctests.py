@@ -26,6 +26,7 @@ WITH_EXAMPLES = [
     "graphmem.ai.wrappers",
     "graphmem.core.relations",
     "graphmem.core.render",
+    "graphmem.core.times",
     "graphmem.core.tree",
     "graphmem.core.validation",
     "graphmem.core.vector",
