@@ -19,7 +19,7 @@ from graphmem.core.validation import (
 from graphmem.errors import NotFoundError
 from graphmem.stores.base import NewMessage
 from graphmem.thread_models import Message, ThreadInfo
-from graphmem.threads import context
+from graphmem.threads import context, upkeep
 from graphmem.threads.card_model import ContextCard
 from graphmem.threads.extraction import ThreadExtraction
 from graphmem.threads.messages import check_messages, slice_bounds
@@ -171,7 +171,7 @@ class Thread(ThreadRecords, ThreadExtraction):
             queued = memory._queue_for_messages(info, first, first + len(checked))
         if queued:
             memory._jobs.notify()
-        context.refresh_summary(self)
+        upkeep.refresh_summary(self, first + len(checked))
         return [m.record_id for m in new]
 
     def get_messages(self, start: int | None = None, end: int | None = None) -> list[Message]:
@@ -257,7 +257,7 @@ class Thread(ThreadRecords, ThreadExtraction):
             InvalidArgumentError: ``except_last < 0`` or ``token_budget < 1``.
             ModelError: the LLM failed or answered out of schema.
         """
-        return context.summary_text(self, except_last, token_budget)
+        return upkeep.summary_text(self, except_last, token_budget)
 
     def get_context_card(
         self,

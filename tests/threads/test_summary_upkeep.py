@@ -4,17 +4,142 @@ and no summary shows a message that was deleted or changed."""
 
 from __future__ import annotations
 
+import collections
+import itertools
+import json
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from graphmem import GraphMemory, HashingEmbedder, MemoryExtractionConfig, ModelError
+from graphmem import GraphMemory, HashingEmbedder, Llm, MemoryExtractionConfig, ModelError
+from graphmem.testing import ModelServer
+from graphmem.thread_models import ThreadInfo
 
 _NO_EXTRACTION = {"memory_extraction_config": MemoryExtractionConfig(extract_memories=False)}
+_TOKEN = re.compile(r"\bm\d+\b")
+
+
+def _fold(body: dict[str, Any]) -> str:
+    """A summary LLM that keeps every token: the previous summary, then the tokens
+    of the new messages, so the summary shows which messages were folded in."""
+    prompt = body["messages"][-1]["content"]
+    previous = prompt.split("Previous summary:\n", 1)[1].split("\n\nPrevious topics:", 1)[0]
+    new = _TOKEN.findall(prompt.split("New messages:\n", 1)[1])
+    kept = [] if previous == "(none)" else [previous]
+    return json.dumps({"summary": " ".join([*kept, *new]), "topics": ["t"]})
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    with ModelServer(dimension=16) as running:
+        running.add_rule(lambda body: "Previous summary:" in str(body), _fold)
+        yield running
+
+
+def _memory(path: Path, server: ModelServer) -> GraphMemory:
+    llm = Llm("test-chat", api_base=server.url, max_retries=0)
+    return GraphMemory(path, embedder=HashingEmbedder(dim=16), llm=llm, **_NO_EXTRACTION)
 
 
 def _say(*tokens: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": t} for t in tokens]
+
+
+def _tokens(first: int, stop: int) -> list[str]:
+    return [f"m{i}" for i in range(first, stop)]
+
+
+def test_a_writer_between_a_refresh_and_its_read_is_not_summarized_for_it(
+    tmp_path: Path, server: ModelServer
+) -> None:
+    # A stores m0-m9; when its summary update has read the thread (10 messages),
+    # B stores m10-m19 and its own update fails. A summarizes m0-m9, the positions
+    # it read, not the last ten messages; the next update adds m10-m20.
+    with _memory(tmp_path / "hook.db", server) as memory:
+        a = memory.create_thread("t", user_id="u")
+        b = memory.get_thread("t")
+        read = a.info
+        fired: list[ThreadInfo] = []
+
+        def info() -> ThreadInfo:
+            seen = read()
+            if seen.message_count == 10 and not fired:  # A's update has read the thread
+                fired.append(seen)
+                server.fail("chat/completions", 503)
+                with pytest.warns(RuntimeWarning, match="summary was not updated"):
+                    b.add_messages(_say(*_tokens(10, 20)))
+            return seen
+
+        a.info = info  # type: ignore[method-assign]
+        a.add_messages(_say(*_tokens(0, 10)))
+        assert fired
+        stored = b.info()
+        assert (stored.summary, stored.summarized_count) == (" ".join(_tokens(0, 10)), 10)
+        b.add_messages(_say("m20"))
+        stored = b.info()
+        assert (stored.summary, stored.summarized_count) == (" ".join(_tokens(0, 21)), 21)
+        assert b.get_summary() == stored.summary
+
+
+def test_a_refresh_that_lost_to_another_writer_stops_once_its_messages_are_covered(
+    tmp_path: Path, server: ModelServer
+) -> None:
+    with _memory(tmp_path / "lost.db", server) as memory:
+        a = memory.create_thread("t", user_id="u")
+        b = memory.get_thread("t")
+        read = a.info
+        fired: list[int] = []
+
+        def info() -> ThreadInfo:
+            seen = read()
+            if seen.message_count == 10 and not fired:
+                fired.append(1)
+                b.add_messages(_say(*_tokens(10, 20)))  # B's update covers m0-m19 first
+            return seen
+
+        a.info = info  # type: ignore[method-assign]
+        a.add_messages(_say(*_tokens(0, 10)))
+        stored = b.info()
+        assert (stored.summary, stored.summarized_count) == (" ".join(_tokens(0, 20)), 20)
+        assert len(server.requests_to("chat/completions")) == 2  # B's, and A's refused one
+
+
+def test_concurrent_writers_fold_every_message_into_the_summary_once(
+    tmp_path: Path, server: ModelServer
+) -> None:
+    writers, batches, size = 4, 12, 5
+    numbers = itertools.count()
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+    with _memory(tmp_path / "race.db", server) as memory:
+        thread = memory.create_thread("t", user_id="u")
+
+        def write() -> None:
+            handle = memory.get_thread("t")
+            try:
+                for _ in range(batches):
+                    with lock:
+                        batch = [f"m{next(numbers)}" for _ in range(size)]
+                    handle.add_messages(_say(*batch))
+            except BaseException as exc:
+                errors.append(exc)
+
+        workers = [threading.Thread(target=write) for _ in range(writers)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert errors == []
+        info = thread.info()
+        total = writers * batches * size
+        assert (info.message_count, info.summarized_count) == (total, total)
+        assert info.summary is not None
+        seen = collections.Counter(_TOKEN.findall(info.summary))
+        assert seen == collections.Counter(f"m{i}" for i in range(total))
 
 
 # -- a caller's LLM object that raises ----------------------------------------------
