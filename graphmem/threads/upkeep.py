@@ -6,8 +6,11 @@ The stored summary covers the messages at the positions below ``summarized_count
 ``message_count``, as one read of the thread saw them, into the stored summary, and
 writes it only if the thread still holds that summary and those messages; when
 another writer got there first it starts again from what is stored now, so every
-message is folded in once. A summary with ``summarized_count`` 0 covers no
-message: the next refresh and :func:`summary_text` do not build on it.
+message is folded in once. Deleting or editing a message the summary covers
+(:func:`forget_summary`, in the same transaction) replaces the stored summary by
+the deterministic one of the current messages with ``summarized_count`` 0: a
+summary that covers no message, which the next refresh rewrites from all the
+messages and :func:`summary_text` does not build on.
 
 Model calls happen outside store transactions; the store is read and written in
 short transactions around them.
@@ -30,7 +33,7 @@ if TYPE_CHECKING:
     from graphmem.memory import GraphMemory
     from graphmem.threads.handle import Thread
 
-__all__ = ["refresh_summary", "summary_text"]
+__all__ = ["forget_summary", "refresh_summary", "summary_text"]
 
 _FALLBACK_MESSAGES = 6
 """The messages the deterministic summary is built from (the last ones)."""
@@ -149,6 +152,32 @@ def refresh_summary(thread: Thread, upto: int | None = None) -> None:
             return
         if _store(thread, info, used, update):
             return
+
+
+def forget_summary(memory: GraphMemory, thread_id: str, position: int) -> None:
+    """Inside the write that deletes the message at ``position`` or changes its
+    content: when the stored summary covers it (or is stale already), store the
+    deterministic summary of the current messages instead, covering no message
+    (``summarized_count`` 0), so that nothing of the old text is shown and the next
+    refresh starts over."""
+    store = memory._store
+    info = store.get_thread(thread_id)
+    if info is None or info.summary is None:
+        return
+    if info.summarized_count and position >= info.summarized_count:
+        return  # not covered yet (a stale summary, covering none, is made again)
+    recent = _newest(memory, thread_id, 0, info.message_count, count=_FALLBACK_MESSAGES)
+    summary, topics = fallback_summary(_pairs(recent)) if recent else ("", ())
+    store.update_thread(
+        info.model_copy(
+            update={
+                "summary": summary or None,
+                "topics": topics,
+                "summarized_count": 0,
+                "updated_at": memory._clock(),
+            }
+        )
+    )
 
 
 def _cut(text: str, token_budget: int | None) -> str:

@@ -18,6 +18,7 @@ import pytest
 from graphmem import GraphMemory, HashingEmbedder, Llm, MemoryExtractionConfig, ModelError
 from graphmem.testing import ModelServer
 from graphmem.thread_models import ThreadInfo
+from graphmem.threads.summary import fallback_summary
 
 _NO_EXTRACTION = {"memory_extraction_config": MemoryExtractionConfig(extract_memories=False)}
 _TOKEN = re.compile(r"\bm\d+\b")
@@ -140,6 +141,92 @@ def test_concurrent_writers_fold_every_message_into_the_summary_once(
         assert info.summary is not None
         seen = collections.Counter(_TOKEN.findall(info.summary))
         assert seen == collections.Counter(f"m{i}" for i in range(total))
+
+
+def test_a_message_deleted_while_the_summary_is_written_is_left_out(tmp_path: Path) -> None:
+    ids: list[str] = []
+    deleted: list[str] = []
+    with ModelServer(dimension=16) as server, _memory(tmp_path / "gone.db", server) as memory:
+
+        def fold_and_delete(body: dict[str, Any]) -> str:
+            if not deleted:  # while m0-m4 are summarized the first time, m2 goes
+                deleted.append(ids[2])
+                memory.get_thread("t").delete_message(ids[2])
+            return _fold(body)
+
+        server.add_rule(lambda body: "Previous summary:" in str(body), fold_and_delete)
+        thread = memory.create_thread("t", user_id="u", context_summary_update_frequency=5)
+        ids.extend(thread.add_messages(_say(*_tokens(0, 4))))
+        ids.extend(thread.add_messages(_say("m4")))
+        info = thread.info()
+        assert deleted and (info.summary, info.summarized_count) == ("m0 m1 m3 m4", 5)
+        assert len(server.requests_to("chat/completions")) == 2  # made again without m2
+
+
+# -- deleted and edited messages ------------------------------------------------------
+
+
+def test_a_deleted_message_leaves_the_summary_get_summary_and_the_card() -> None:
+    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16))
+    thread = memory.create_thread("t", user_id="u")
+    ids = thread.add_messages(
+        [
+            {"role": "user", "content": "Book a table for Friday."},
+            {"role": "user", "content": "My card number is 4111 1111 1111 1111."},
+            {"role": "assistant", "content": "Booked for Friday at 7."},
+        ]
+    )
+    assert "4111" in (thread.info().summary or "")
+    thread.delete_message(ids[1])
+    kept = [("user", "Book a table for Friday."), ("assistant", "Booked for Friday at 7.")]
+    info = thread.info()
+    assert (info.summary, info.topics) == fallback_summary(kept)
+    assert info.summarized_count == 0  # it covers no message: the next update starts over
+    assert thread.get_summary() == info.summary
+    card = thread.get_context_card(recent_message_count=0)
+    assert "4111" not in card.content and "card" not in card.topics
+    thread.update_message(ids[2], content="Booked for Saturday at 8.")
+    kept[1] = ("assistant", "Booked for Saturday at 8.")
+    assert (thread.info().summary, thread.info().topics) == fallback_summary(kept)
+    assert "Friday at 7" not in thread.get_summary()
+    thread.add_messages(_say("Thanks."))
+    info = thread.info()
+    assert (info.summary, info.summarized_count) == (
+        fallback_summary([*kept, ("user", "Thanks.")])[0],
+        4,
+    )
+
+
+def test_with_an_llm_a_deleted_message_is_left_out_of_the_next_summary(
+    tmp_path: Path, server: ModelServer
+) -> None:
+    with _memory(tmp_path / "llm.db", server) as memory:
+        thread = memory.create_thread("t", user_id="u")
+        ids = thread.add_messages(_say("m0", "m1", "m2"))
+        assert thread.info().summary == "m0 m1 m2"
+        thread.update_message(ids[0], metadata={"seen": True})  # no new content: kept
+        assert thread.info().summary == "m0 m1 m2"
+        thread.delete_message(ids[1])
+        info = thread.info()
+        assert (info.summary, info.summarized_count) == ("user: m0\nuser: m2", 0)
+        assert thread.get_context_card(recent_message_count=0).summary == "user: m0\nuser: m2"
+        assert thread.get_summary() == "m0 m2"  # the LLM's, over the current messages
+        thread.add_messages(_say("m3"))
+        prompt = server.requests_to("chat/completions")[-1].body["messages"][-1]["content"]
+        assert "Previous summary:\n(none)" in prompt and "m1" not in prompt
+        assert (thread.info().summary, thread.info().summarized_count) == ("m0 m2 m3", 4)
+
+
+def test_editing_a_message_not_summarized_yet_keeps_the_summary(
+    tmp_path: Path, server: ModelServer
+) -> None:
+    with _memory(tmp_path / "later.db", server) as memory:
+        thread = memory.create_thread("t", user_id="u", context_summary_update_frequency=2)
+        thread.add_messages(_say("m0", "m1"))
+        (late,) = thread.add_messages(_say("m2"))
+        thread.update_message(late, content="m9")
+        thread.delete_message(late)
+        assert (thread.info().summary, thread.info().summarized_count) == ("m0 m1", 2)
 
 
 # -- a caller's LLM object that raises ----------------------------------------------
