@@ -52,7 +52,9 @@ class ThreadInfo(BaseModel):
         settings: the persisted settings (JSON), see
             :class:`graphmem.threads.settings.ThreadSettings`.
         message_count: messages ever added (the next message's position).
-        summarized_count: ``message_count`` when the summary was last written.
+        summarized_count: ``message_count`` when the summary was last written;
+            0 when it covers no message (none yet, or made stale by a deleted or
+            edited message: see ``Thread.delete_message``).
     """
 
     model_config = ConfigDict(frozen=True)

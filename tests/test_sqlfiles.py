@@ -301,7 +301,8 @@ def _service_workload(store: GraphMemory) -> None:
     store.create_thread("s", user_id="u3")
     blocks = BlockService(store, None)
     block = blocks.add("s", AddMemoryBody(facts=["tea at five"], async_processing=False))
-    blocks.update("s", block.block_id, UpdateMemoryBody(prompt_id="default"))
+    change = UpdateMemoryBody(prompt_id="default", async_processing=False)
+    blocks.update("s", block.block_id, change)  # processed: a later block may be claimed
     assert blocks.list_blocks("s", 10, 0)[1] == 1
     queued = blocks.add("s", AddMemoryBody(facts=["tea at six"], async_processing=True))
     assert blocks._claim(queued.block_id) is not None

@@ -61,7 +61,8 @@ class SessionInfo(BaseModel):
     Attributes:
         settings: the thread's persisted settings (JSON).
         message_count: messages ever added (the next message's position).
-        summarized_count: ``message_count`` when the summary was last written.
+        summarized_count: ``message_count`` when the summary was last written
+            (0: it covers no message).
     """
 
     model_config = ConfigDict(frozen=True)

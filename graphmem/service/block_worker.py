@@ -10,6 +10,14 @@ seconds and when it starts, only the blocks whose holder's process is gone (same
 host) or whose lease ran out, and then queues the pending blocks it finds. A
 server that stops hands the blocks it still holds back. The outcome of a holder
 that lost its block is not written (the claim's ``updated_at`` fences it out).
+
+A session's blocks are processed one at a time, in the order they were accepted
+(``created_at``, then ``block_id``), so their messages take positions in that
+order: a pending block is claimed only when no earlier block of its session is
+pending or processing, and a block taken by a synchronous call first processes
+the earlier pending blocks of its session itself and waits for those another
+holder processes (one whose holder is gone is taken over by recovery, as above).
+When a block ends here, the next pending block of its session is queued.
 """
 
 from __future__ import annotations
@@ -35,7 +43,11 @@ LEASE_SECONDS = 900.0
 """How long a block stays with its holder unless the holder renews the lease."""
 RECOVER_EVERY = 5.0
 """Seconds between two looks of a running worker for blocks to take over or queue."""
+TURN_POLL = 0.2
+"""Seconds between two looks of a synchronous call at the earlier blocks of its
+session that another holder is processing."""
 _RECOVER_BATCH = 1000
+_TURN_BATCH = 100
 
 
 class BlockWorker:
@@ -59,6 +71,8 @@ class BlockWorker:
 
         def process(self, block_id: str) -> StoredBlock: ...
 
+        def _process_held(self, block: StoredBlock) -> StoredBlock: ...
+
     # claims and leases ---------------------------------------------------------------
 
     def _lease(self, now: datetime) -> datetime:
@@ -74,6 +88,35 @@ class BlockWorker:
         if block is not None:
             self._leases.hold(block_id)  # renewed while it is processed here
         return block
+
+    def _await_turn(self, block: StoredBlock) -> None:
+        """Before a block held here by a synchronous call is processed: process the
+        earlier pending blocks of its session here, oldest first, and wait for those
+        that another holder processes (recovery takes over the blocks of a holder
+        that is gone), so that the block's messages come after theirs."""
+        before = (block.created_at, block.block_id)
+        while True:
+            with self._store.transaction(write=False):
+                earlier = self._store.unfinished_blocks(block.thread_id, before, _TURN_BATCH)
+            if not earlier:
+                return
+            pending = [block_id for block_id, status in earlier if status == "pending"]
+            claimed = self._claim(pending[0]) if pending else None
+            if claimed is not None:
+                self._process_held(claimed)
+            else:  # held elsewhere: look again, and take over the blocks of gone holders
+                time.sleep(TURN_POLL)
+                self.recover()
+
+    def _queue_next(self, thread_id: str) -> None:
+        """Queue the session's earliest unfinished block when it is pending (the
+        worker found it not claimable while an earlier one was processed)."""
+        if self._worker is None:
+            return
+        with self._store.transaction(write=False):
+            earliest = self._store.unfinished_blocks(thread_id, None, 1)
+        if earliest and earliest[0][1] == "pending":
+            self._enqueue(earliest[0][0])
 
     def renew_leases(self) -> int:
         """Extend the lease of every block processed here now; how many."""

@@ -118,25 +118,25 @@ class BlockService(BlockWorker):
         prompt_id, prompt_vid, state = self._prompt_ref(
             body.prompt_id, body.prompt_vid, body.context_required
         )
-        now = utc_now()
-        block = StoredBlock(
-            f"block_{uuid.uuid4().hex}",
-            session_id,
-            "pending",
-            content,
-            prompt_id,
-            prompt_vid,
-            None,
-            body.context_required,
-            None,
-            [],
-            None,
-            now,
-            now,
-            extraction=state,
-        )
-        block = self._taken(block, now, body.async_processing)
         with self._store.transaction():
+            now = utc_now()  # in the write: blocks are accepted in created_at order
+            block = StoredBlock(
+                f"block_{uuid.uuid4().hex}",
+                session_id,
+                "pending",
+                content,
+                prompt_id,
+                prompt_vid,
+                None,
+                body.context_required,
+                None,
+                [],
+                None,
+                now,
+                now,
+                extraction=state,
+            )
+            block = self._taken(block, now, body.async_processing)
             self._store.insert_block(block)
         return self._run(block, body.async_processing)
 
@@ -199,6 +199,11 @@ class BlockService(BlockWorker):
             assert found is not None
             return found
         self._leases.hold(block.block_id)
+        try:
+            self._await_turn(block)  # the session's earlier blocks first
+        except BaseException:
+            self._leases.let_go(block.block_id)
+            raise
         return self._process_held(block)
 
     # processing -------------------------------------------------------------------
@@ -215,6 +220,8 @@ class BlockService(BlockWorker):
             self._finish(block, self._processed(block))
         finally:
             self._leases.let_go(block.block_id)
+        with contextlib.suppress(GraphMemError):  # the next look queues it anyway
+            self._queue_next(block.thread_id)
         return self._stored(block.block_id)
 
     def _stored(self, block_id: str) -> StoredBlock:

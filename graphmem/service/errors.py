@@ -145,13 +145,25 @@ _PLACES = frozenset({"body", "query", "path", "header", "cookie"})
 """Where FastAPI found a value (the first element of an error's location)."""
 
 
+def _location(parts: list[Any]) -> str:
+    """A field's place as the library and the docs name it: ``messages[0].user_content``
+    (pydantic's ``messages.0.user_content``)."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int) and not isinstance(part, bool):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
 def _validation_message(errors: list[Any]) -> tuple[str, str]:
     first = errors[0] if errors else {}
     kind = str(first.get("type", ""))
     loc = list(first.get("loc", ()))
     if loc and loc[0] in _PLACES:  # "limit", not "query.limit": named as the caller sent it
         loc = loc[1:]
-    where = ".".join(str(p) for p in loc) or "body"
+    where = _location(loc) or "body"
     if kind == "json_invalid":
         return "MALFORMED_BODY", f"the body is not valid JSON: {first.get('msg', '')}"
     if kind == "extra_forbidden":

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from graphmem.errors import InvalidArgumentError
+from graphmem.core.validation import check_id
+from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.service.auth import ADMIN, READ, known_query, requires
 from graphmem.service.blocks import BlockService
 from graphmem.service.errors import as_session, named_as
-from graphmem.service.routes_sessions import user_record
 from graphmem.service.schemas import (
     AddMemoryBody,
     LinkBody,
@@ -102,31 +103,57 @@ def update_block(
 @router.post("/memories", status_code=201, dependencies=_admin)
 def add_record(request: Request, body: MemoryBody) -> dict[str, Any]:
     """Store one memory-like record: of a recorded user, or in a session (whose user
-    and agent it takes)."""
+    and agent it takes). The session or the user is checked again inside the write,
+    after the embedding: one deleted meanwhile (maybe made again under the same id)
+    is a 404 and nothing is written."""
     memory = _memory(request)
     user_id, agent_id = body.user_id, body.agent_id
     if body.session_id is not None:
         with as_session(body.session_id):
-            info = memory.get_thread(body.session_id).info()
-        for name, given, held in (("user_id", user_id, info.user_id),
-                                  ("agent_id", agent_id, info.agent_id)):  # fmt: skip
-            if given is not None and given != held:
-                raise InvalidArgumentError(
-                    name, f"session {body.session_id!r} belongs to {held!r}, not {given!r}"
-                )
-        user_id, agent_id = info.user_id, info.agent_id
-    elif user_id is not None:
-        user_record(request, user_id)  # 404 when there is none
-    record_id = memory.add_memory(
+            thread = memory.get_thread(body.session_id)
+            info = thread.info()
+            for name, given, held in (("user_id", user_id, info.user_id),
+                                      ("agent_id", agent_id, info.agent_id)):  # fmt: skip
+                if given is not None and given != held:
+                    raise InvalidArgumentError(
+                        name, f"session {body.session_id!r} belongs to {held!r}, not {given!r}"
+                    )
+            record_id = thread._add_memory(
+                body.content, body.memory_type, body.memory_id, body.metadata, seen=info
+            )
+        return {"id": record_id}
+    check = _user_check(memory, user_id) if user_id is not None else _nothing
+    new = memory._new_memory(
         body.content,
         memory_id=body.memory_id,
         memory_type=body.memory_type,
         user_id=user_id,
         agent_id=agent_id,
-        thread_id=body.session_id,
         metadata=body.metadata,
     )
-    return {"id": record_id}
+    return {"id": memory._add_checked(new, check)}
+
+
+def _nothing() -> None:
+    """A record of no user or session: nothing to check in its write."""
+
+
+def _user_check(memory: Any, user_id: str) -> Callable[[], None]:
+    """The user's check for inside the write (404 now when it is not recorded): the
+    user is still the one read now, not deleted (nor deleted and recorded again
+    under the same id) while the record was embedded."""
+    check_id("user_id", user_id)
+    with memory._store.transaction(write=False):
+        seen = memory._store.get_profile("user", user_id)
+    if seen is None:
+        raise NotFoundError(f"user_id: no user {user_id!r}")
+
+    def check() -> None:
+        found = memory._store.get_profile("user", user_id)
+        if found is None or found.created_at != seen.created_at:
+            raise NotFoundError(f"user_id: no user {user_id!r}")
+
+    return check
 
 
 @router.get("/memories/{memory_id}", dependencies=_read)

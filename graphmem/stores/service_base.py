@@ -111,7 +111,17 @@ class ServiceStore(ABC):
     @abstractmethod
     def claim_block(self, block_id: str, owner: str, now: datetime, until: datetime) -> bool:
         """Move a pending block to ``processing``, held by ``owner`` until ``until``
-        (``updated_at`` set to ``now``); False when it is not pending."""
+        (``updated_at`` set to ``now``); False when it is not pending, or when a
+        block of its thread accepted before it (``created_at``, then ``block_id``)
+        is pending or processing."""
+
+    @abstractmethod
+    def unfinished_blocks(
+        self, thread_id: str, before: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[str, str]]:
+        """``(block_id, status)`` of the thread's pending and processing blocks accepted
+        before ``before`` (``(created_at, block_id)``; None: all), oldest first (at
+        most ``limit``)."""
 
     @abstractmethod
     def renew_block_lease(self, block_id: str, owner: str, until: datetime) -> bool:

@@ -155,5 +155,18 @@ class SqlService(ServiceStore):
     def release_blocks(self, owner: str | None, now: datetime) -> int:
         return int(self._run("release-blocks", owner=owner, now=format_time(now)).rowcount)
 
+    def unfinished_blocks(
+        self, thread_id: str, before: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[str, str]]:
+        created_at, block_id = (None, None) if before is None else before
+        rows = self._run(
+            "unfinished-blocks",
+            thread_id=thread_id,
+            created_at=None if created_at is None else format_time(created_at),
+            block_id=block_id,
+            limit=limit,
+        )
+        return [(str(r[0]), str(r[1])) for r in rows.fetchall()]
+
     def pending_block_ids(self, limit: int) -> list[str]:
         return [str(r[0]) for r in self._run("pending-block-ids", limit=limit).fetchall()]

@@ -77,6 +77,8 @@ class MemoryService(ServiceStore):
         found = self.get_block(block_id)
         if found is None or found.status != "pending":
             return False
+        if self.unfinished_blocks(found.thread_id, (found.created_at, found.block_id), 1):
+            return False  # an earlier block of the thread goes first
         self._blocks[block_id] = replace(
             found, status="processing", owner=owner, lease_until=until, updated_at=now
         )
@@ -108,6 +110,17 @@ class MemoryService(ServiceStore):
                 )
                 released += 1
         return released
+
+    def unfinished_blocks(
+        self, thread_id: str, before: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[str, str]]:
+        return [
+            (b.block_id, b.status)
+            for b in self._live_blocks()
+            if b.thread_id == thread_id
+            and b.status in ("pending", "processing")
+            and (before is None or (b.created_at, b.block_id) < before)
+        ][:limit]
 
     def pending_block_ids(self, limit: int) -> list[str]:
         return [b.block_id for b in self._live_blocks() if b.status == "pending"][:limit]

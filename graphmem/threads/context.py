@@ -1,13 +1,12 @@
-"""Summary upkeep and context-card assembly for :class:`graphmem.threads.Thread`.
+"""Context-card assembly for :class:`graphmem.threads.Thread` (the summary's
+upkeep is :mod:`graphmem.threads.upkeep`).
 
-Model calls (the embedder for the card's query, the LLM for summaries) happen
-outside store transactions; the store is read and written in short
-transactions around them.
+Model calls (the embedder for the card's query) happen outside store
+transactions; the store is read in short transactions around them.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -16,109 +15,20 @@ import numpy.typing as npt
 
 from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import MAX_CONTENT_LENGTH, SearchFilters, check_non_negative
-from graphmem.errors import GraphMemError, InvalidArgumentError
+from graphmem.errors import InvalidArgumentError
 from graphmem.search.budget import BudgetConfig, TokenCounter, fitting_texts
 from graphmem.search.config import TopKMemorySearchConfig
 from graphmem.search.postprocess import postprocess, stage_configs
 from graphmem.search.ranked import Hit
-from graphmem.thread_models import Message, ThreadInfo
+from graphmem.thread_models import ThreadInfo
 from graphmem.threads.card_model import CardRecord, ContextCard
 from graphmem.threads.cards import ALL_MEMORY_TYPES, Candidate, check_card_plan, select_relevant
 from graphmem.threads.settings import ThreadSettings, resolve_search_config
-from graphmem.threads.summary import SummaryUpdate, fallback_summary, llm_summary
 
 if TYPE_CHECKING:
     from graphmem.threads.handle import Thread
 
-__all__ = ["build_card", "refresh_summary", "search_config", "summary_text"]
-
-
-def _summarize(
-    thread: Thread,
-    settings: ThreadSettings,
-    previous: tuple[str | None, tuple[str, ...]],
-    new: list[Message],
-    recent: list[Message],
-) -> SummaryUpdate:
-    """The LLM's rewrite from ``previous`` and ``new``, or the fallback over ``recent``."""
-    if thread.llm is not None and settings.enable_context_summary:
-        pairs = [(m.role, m.content) for m in new]
-        return llm_summary(
-            thread.llm, previous[0], previous[1], pairs, settings.context_card_token_limit
-        )
-    return fallback_summary([(m.role, m.content) for m in recent])
-
-
-def refresh_summary(thread: Thread) -> None:
-    """Rewrite the stored summary and topics when enough new messages came in."""
-    memory = thread._memory
-    info = thread.info()
-    settings = ThreadSettings.from_json(info.settings)
-    pending = info.message_count - info.summarized_count
-    every = settings.context_summary_update_frequency
-    if pending <= 0 or (every != -1 and pending < every):
-        return
-    messages = thread.get_messages(-max(pending, 6))
-    new = [m for m in messages if m.position >= info.summarized_count]
-    try:
-        summary, topics = _summarize(thread, settings, (info.summary, info.topics), new, messages)
-    except GraphMemError as error:
-        warnings.warn(
-            f"thread {thread.thread_id!r}: the summary was not updated ({error}); "
-            "it is tried again with the next messages",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return
-    with memory._store.transaction():
-        now = memory._store.get_thread(thread.thread_id)
-        if now is None or now.summarized_count > info.summarized_count:
-            return  # deleted, or another writer summarized further meanwhile
-        memory._store.update_thread(
-            now.model_copy(
-                update={
-                    "summary": summary,
-                    "topics": topics,
-                    "summarized_count": info.message_count,
-                    "updated_at": memory._clock(),
-                }
-            )
-        )
-
-
-def _cut(text: str, token_budget: int | None) -> str:
-    if token_budget is None or len(text) <= token_budget * 4:
-        return text
-    room = max(0, token_budget * 4 - 3)
-    return text[:room].rsplit(" ", 1)[0].rstrip() + "..."
-
-
-def summary_text(thread: Thread, except_last: object, token_budget: object) -> str:
-    """See :meth:`graphmem.threads.Thread.get_summary`."""
-    skip = check_non_negative("except_last", except_last)
-    budget = None
-    if token_budget is not None:
-        if isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 1:
-            raise InvalidArgumentError(
-                "token_budget", f"must be a positive integer or None; got {token_budget!r:.60}"
-            )
-        budget = token_budget
-    info = thread.info()
-    messages = thread.get_messages()
-    included = messages[: max(0, len(messages) - skip)]
-    if not included:
-        return ""
-    covered = included[-1].position + 1
-    settings = ThreadSettings.from_json(info.settings)
-    if info.summary is not None and info.summarized_count == covered:
-        return _cut(info.summary, budget)
-    if info.summary is not None and info.summarized_count < covered:
-        previous: tuple[str | None, tuple[str, ...]] = (info.summary, info.topics)
-        new = [m for m in included if m.position >= info.summarized_count]
-    else:
-        previous, new = (None, ()), included
-    summary, _ = _summarize(thread, settings, previous, new, included)
-    return _cut(summary, budget)
+__all__ = ["build_card", "search_config"]
 
 
 def _query(thread: Thread, info: ThreadInfo, fallback_count: int) -> str:

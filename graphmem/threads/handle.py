@@ -19,7 +19,7 @@ from graphmem.core.validation import (
 from graphmem.errors import NotFoundError
 from graphmem.stores.base import NewMessage
 from graphmem.thread_models import Message, ThreadInfo
-from graphmem.threads import context
+from graphmem.threads import context, upkeep
 from graphmem.threads.card_model import ContextCard
 from graphmem.threads.extraction import ThreadExtraction
 from graphmem.threads.messages import check_messages, slice_bounds
@@ -171,7 +171,7 @@ class Thread(ThreadRecords, ThreadExtraction):
             queued = memory._queue_for_messages(info, first, first + len(checked))
         if queued:
             memory._jobs.notify()
-        context.refresh_summary(self)
+        upkeep.refresh_summary(self, first + len(checked))
         return [m.record_id for m in new]
 
     def get_messages(self, start: int | None = None, end: int | None = None) -> list[Message]:
@@ -207,6 +207,11 @@ class Thread(ThreadRecords, ThreadExtraction):
     ) -> Message:
         """Change a message's content (embedded again) or metadata (None: unchanged).
 
+        New content in a message the stored summary covers makes that summary
+        stale: in the same transaction it is replaced by the deterministic summary
+        of the current messages, which the next summary update rewrites from all
+        the messages (docs/guide/threads.md).
+
         Raises:
             NotFoundError: no such message in this thread.
         """
@@ -229,24 +234,31 @@ class Thread(ThreadRecords, ThreadExtraction):
                 stored_time,
                 vector,
             )
+            if new_content is not None and new_content != current.content:
+                upkeep.forget_summary(memory, self.thread_id, current.position)
         return self.get_message(message_id)
 
     def delete_message(self, message_id: str) -> None:
         """Delete one message (its position is not reused).
 
+        A stored summary that covers it is made stale as by :meth:`update_message`,
+        so no summary, ``get_summary()`` or context card shows it afterwards.
+
         Raises:
             NotFoundError: no such message in this thread.
         """
         with self._memory._store.transaction():
-            self.get_message(message_id)
+            position = self.get_message(message_id).position
             self._memory._store.delete_memory(message_id)
+            upkeep.forget_summary(self._memory, self.thread_id, position)
 
     # summary and context card -----------------------------------------------------
 
     def get_summary(self, except_last: int = 0, token_budget: int | None = None) -> str:
         """A summary of the thread's messages, except the last ``except_last``.
 
-        The stored summary when it covers exactly those messages; otherwise the
+        The stored summary when it covers exactly those messages (a summary made
+        stale by a deleted or edited message covers none); otherwise the
         stored summary brought up to date with the messages it lacks (or, when it
         covers more than asked, a new summary of the asked messages), by the
         handle's LLM or the deterministic fallback; nothing is stored. With
@@ -257,7 +269,7 @@ class Thread(ThreadRecords, ThreadExtraction):
             InvalidArgumentError: ``except_last < 0`` or ``token_budget < 1``.
             ModelError: the LLM failed or answered out of schema.
         """
-        return context.summary_text(self, except_last, token_budget)
+        return upkeep.summary_text(self, except_last, token_budget)
 
     def get_context_card(
         self,

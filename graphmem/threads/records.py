@@ -57,10 +57,12 @@ class ThreadRecords:
         timestamp: datetime | str | None = None,
         ttl_days: float | None = None,
         inside: Callable[[str], object] | None = None,
+        seen: ThreadInfo | None = None,
     ) -> str:
         """:meth:`add_memory`; ``inside(record_id)`` runs in the transaction that
-        stores it, and its error stores nothing."""
-        info = self.info()
+        stores it, and its error stores nothing. ``seen``: the thread as the caller
+        read and checked it (None: read now), which must still be stored then."""
+        info = self.info() if seen is None else seen
         new = self._memory._new_memory(
             content,
             memory_id=memory_id,

@@ -24,7 +24,7 @@ from typing import Any
 
 from graphmem.ai.llm import strip_json_fences
 from graphmem.ai.protocols import LlmProtocol
-from graphmem.errors import ModelError
+from graphmem.errors import GraphMemError, ModelError
 
 __all__ = [
     "MAX_TOPICS",
@@ -211,10 +211,20 @@ def llm_summary(
     """The LLM's new summary and topics.
 
     Raises:
-        ModelError: the LLM failed, or its reply is not the documented JSON.
+        ModelError: the LLM failed (an error of a caller's LLM object other than a
+            GraphMemError is wrapped in one), or its reply is not the documented JSON.
     """
     prompt = summary_prompt(previous_summary, previous_topics, messages, token_limit)
-    reply = llm.chat([{"role": "user", "content": prompt}], json_schema=summary_schema())
+    try:
+        reply = llm.chat([{"role": "user", "content": prompt}], json_schema=summary_schema())
+    except GraphMemError:
+        raise
+    except Exception as error:  # a caller's LLM object: report it as a model failure
+        raise ModelError(
+            f"thread summary: the LLM failed: {type(error).__name__}: {error}",
+            status=None,
+            provider_message=f"{type(error).__name__}: {error}",
+        ) from error
     if not isinstance(reply, str):
         raise _bad_reply(f"is {type(reply).__name__}, not text")
     return _parse(reply)

@@ -426,6 +426,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-blocks": [BLOCK_ROW],
         "count-blocks": [(1,)],
         "pending-block-ids": [("b",)],
+        "unfinished-blocks": [("b", "pending")],
         "get-job": [JOB_ROW],
         "list-jobs": [JOB_ROW],
         "next-job": [("j",)],
@@ -728,6 +729,7 @@ def _exercise_service(store: OracleStore) -> None:
         assert store.release_blocks("o", now) == 1
         assert store.release_blocks(None, now) == 1
         assert store.pending_block_ids(10) == ["b"]
+        assert store.unfinished_blocks("t", (now, "b"), 10) == [("b", "pending")]
 
 
 def _exercise_jobs(store: OracleStore) -> None:

@@ -113,8 +113,8 @@ def test_in_flight_block_still_resolves_an_archived_prompt(svc: Service) -> None
 def test_in_flight_block_falls_back_to_the_base_prompt_when_purged(svc: Service) -> None:
     _prompt(svc)
     svc.call("PATCH", "/v1/prompts/p", json={"prompt": "Extract refund amounts."})
+    pinned = _add(svc, prompt_id="p", prompt_vid=0).json()  # a session's blocks: in order
     whole = _add(svc, prompt_id="p").json()
-    pinned = _add(svc, prompt_id="p", prompt_vid=0).json()
     svc.call("POST", "/v1/prompts/p/purge", json={"vid": 0})
     done = svc.blocks.process(pinned["block_id"])
     assert (done.status, done.resolved_vid, done.summary) == ("ready", None, "base")

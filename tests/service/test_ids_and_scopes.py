@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+
+from graphmem.client import ApiArgumentError
+from graphmem.client.errors import error_from_response
 
 from .inproc import Service
 
@@ -115,6 +119,28 @@ def test_a_block_error_names_the_turn_and_field_of_the_body(
     _refused(answer, 400, "INVALID_ARGUMENT", named)
     assert svc.memory.get_thread("s").get_messages() == []
     assert svc.memory.list_memories() == []
+
+
+@pytest.mark.parametrize(
+    ("block", "named"),
+    [
+        ({"messages": [{"user_content": 5}]}, "messages[0].user_content: "),
+        ({"messages": [{"user_content": "a"}, {"user_content": "b", "role": "system"}]},
+         "messages[1].role: unknown field"),
+        ({"messages": [{"user_content": "a"}, 7]}, "messages[1]: "),
+        ({"facts": ["a", "b", 3]}, "facts[2]: "),
+        ({"facts": ["a"], "async_processing": "no"}, "async_processing: "),
+    ],
+)  # fmt: skip
+def test_a_body_of_the_wrong_shape_names_its_field_as_the_library_does(
+    svc: Service, block: dict[str, Any], named: str
+) -> None:
+    answer = svc.call("POST", "/v1/sessions/s/memory", json=block)
+    _refused(answer, 400, "INVALID_ARGUMENT", named)
+    refused = error_from_response(answer.status_code, answer.json())
+    assert isinstance(refused, ApiArgumentError)
+    assert refused.argument == named.split(":")[0]
+    assert svc.memory.get_thread("s").get_messages() == []
 
 
 def test_link_errors_name_the_body_fields(svc: Service) -> None:

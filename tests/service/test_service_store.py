@@ -171,7 +171,7 @@ def test_a_block_is_claimed_once_and_its_lease_kept_by_its_holder_only(store: St
     )  # fmt: skip
     # a holder's release takes back its blocks whatever their lease
     with store.transaction():
-        assert store.claim_block("b2", "h:1:a", T0, much_later)
+        assert store.claim_block("b1", "h:1:a", T0, much_later)
         assert store.release_blocks("h:1:a", T0) == 1
     assert store.processing_block_owners() == []
     # a block processing without a holder (written before leases) is released
@@ -179,6 +179,59 @@ def test_a_block_is_claimed_once_and_its_lease_kept_by_its_holder_only(store: St
         store.update_block(replace(_block("b2", "t1", at=2), status="processing"))
         assert store.release_blocks(None, T0) == 1
     assert store.get_block("b2").status == "pending"  # type: ignore[union-attr]
+
+
+def test_a_block_is_claimed_only_after_the_earlier_blocks_of_its_thread(store: Store) -> None:
+    later = T0 + timedelta(seconds=900)
+    with store.transaction():
+        store.insert_block(_block("b2", "t1", at=2))
+        store.insert_block(_block("b1", "t1", at=1))
+        store.insert_block(_block("b3", "t1", at=2))  # the same time as b2: by id after it
+        store.insert_block(_block("done", "t1", status="ready", at=0))
+        store.insert_block(_block("other", "t2", at=3))
+    assert store.unfinished_blocks("t1", None, 10) == [
+        ("b1", "pending"), ("b2", "pending"), ("b3", "pending")
+    ]  # fmt: skip
+    assert store.unfinished_blocks("t1", (T0 + timedelta(seconds=2), "b3"), 10) == [
+        ("b1", "pending"), ("b2", "pending")
+    ]  # fmt: skip
+    assert store.unfinished_blocks("t1", (T0 + timedelta(seconds=2), "b2"), 1) == [
+        ("b1", "pending")
+    ]
+    with store.transaction():
+        assert not store.claim_block("b2", "h:1:a", T0, later)  # b1 first
+        assert not store.claim_block("b3", "h:1:a", T0, later)
+        assert store.claim_block("other", "h:1:a", T0, later)  # another thread's: free
+        assert store.claim_block("b1", "h:1:a", T0, later)
+        assert not store.claim_block("b2", "h:1:a", T0, later)  # b1 is processing
+    assert store.unfinished_blocks("t1", None, 10)[0] == ("b1", "processing")
+    assert store.pending_block_ids(10) == ["b2", "b3"]
+    with store.transaction():
+        store.update_block(replace(_block("b1", "t1", at=1), status="failed"))
+        assert not store.claim_block("b3", "h:1:a", T0, later)  # b2 first
+        assert store.claim_block("b2", "h:1:a", T0, later)
+        store.update_block(replace(_block("b2", "t1", at=2), status="ready"))
+        assert store.claim_block("b3", "h:1:a", T0, later)
+    assert store.unfinished_blocks("t1", None, 10) == [("b3", "processing")]
+
+
+def test_the_ordered_claim_reads_only_unfinished_blocks(tmp_path: Path) -> None:
+    # SQLite's plans: the earlier blocks of the thread are found through the status
+    # index (the unfinished ones), not by reading every block of the thread.
+    with GraphMemory(tmp_path / "plans.db", embedder=HashingEmbedder(dim=8)) as memory:
+        store = memory._store
+        for name in ("claim-block", "unfinished-blocks"):
+            statement = store._sql[name]  # type: ignore[attr-defined]
+            binds = dict.fromkeys(statement.binds)
+            plan = [
+                row[3]
+                for row in store._conn.execute(  # type: ignore[attr-defined]
+                    "EXPLAIN QUERY PLAN " + statement.sql, binds
+                )
+            ]
+            searches = [step for step in plan if step.startswith(("SEARCH", "SCAN"))]
+            assert any("graphmem_memory_block_status_ix" in step for step in searches), plan
+            assert not any("block_thread_ix" in s or s.startswith("SCAN") for s in searches)
 
 
 def test_v9_store_gets_block_leases_on_open(tmp_path: Path) -> None:

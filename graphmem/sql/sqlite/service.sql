@@ -65,10 +65,22 @@ SELECT COUNT(*) FROM graphmem_memory_block WHERE thread_id = :thread_id;
 
 -- name: claim-block
 -- Take a pending block for processing: it names its holder and a lease. Only one
--- caller's claim changes the row (the others find it no longer pending).
+-- caller's claim changes the row (the others find it no longer pending), and only
+-- while no block of the same session accepted before it (created_at, then
+-- block_id) is pending or being processed: a session's blocks write their
+-- messages in the order they were accepted. The earlier ones are looked for among
+-- the unfinished blocks, through graphmem_memory_block_status_ix (the `+` keeps
+-- SQLite off the session's index, which holds its finished blocks too).
 UPDATE graphmem_memory_block
 SET status = 'processing', owner = :owner, lease_until = :lease_until, updated_at = :updated_at
-WHERE block_id = :block_id AND status = 'pending';
+WHERE block_id = :block_id AND status = 'pending'
+  AND NOT EXISTS (
+      SELECT 1 FROM graphmem_memory_block o
+      WHERE o.status IN ('pending', 'processing')
+        AND +o.thread_id = graphmem_memory_block.thread_id
+        AND (o.created_at < graphmem_memory_block.created_at
+             OR (o.created_at = graphmem_memory_block.created_at
+                 AND o.block_id < graphmem_memory_block.block_id)));
 
 -- name: renew-block-lease
 -- Extend the lease of a block that :owner is still processing (updated_at, the
@@ -96,5 +108,16 @@ WHERE status = 'processing'
 -- The ids of the pending blocks, oldest first (for a worker to queue).
 SELECT block_id FROM graphmem_memory_block
 WHERE status = 'pending'
+ORDER BY created_at, block_id
+LIMIT :limit;
+
+-- name: unfinished-blocks
+-- The id and status of a session's blocks that are pending or being processed and
+-- were accepted before (:created_at, :block_id) (NULL: any), oldest first: the
+-- blocks whose messages come first. Read as claim-block's check reads them.
+SELECT block_id, status FROM graphmem_memory_block
+WHERE status IN ('pending', 'processing') AND +thread_id = :thread_id
+  AND (:created_at IS NULL OR created_at < :created_at
+       OR (created_at = :created_at AND block_id < :block_id))
 ORDER BY created_at, block_id
 LIMIT :limit;
