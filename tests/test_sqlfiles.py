@@ -237,6 +237,7 @@ def _workload(store: GraphMemory) -> None:
     store.search("tea", include_invalid_results=True, num_hops=2, max_linked_results=0)
     store.search("side tea", strategy="keyword", metadata_filter={"k": "v"})
     store.search("side tea", strategy="keyword")  # no scope: every hit of the store
+    store.search("side thé", strategy="keyword")  # a word FTS5 tokenizes (not ASCII)
     store.search("tea", strategy="hybrid", user_id="u", num_hops=1)
     store.update_memory("a", content="old tea, edited")  # the next search reads the log
     store.search("tea", user_id="u", num_hops=0)

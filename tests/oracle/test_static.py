@@ -316,7 +316,9 @@ def test_statement_names_match_sqlite() -> None:
     # The divergences: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite
     # (over the candidates' embeddings, or over the store's in-process copy of them);
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
-    # Oracle Text applies its own stoplist; SQLite has four more keyword statements
+    # counting each word in the form its tokenizer gives (reset-query-words,
+    # insert-query-words, select-query-tokens), Oracle Text applies its own
+    # stoplist; SQLite has four more keyword statements
     # for searches under a user, thread, agent or metadata filter, Oracle's
     # optimizer plans that itself.
     # The traversal level: SQLite keeps each level's candidates with an upsert into a
@@ -347,6 +349,9 @@ def test_statement_names_match_sqlite() -> None:
         "bound-level-root",
         "select-search-candidates",
         "select-term-counts",
+        "reset-query-words",
+        "insert-query-words",
+        "select-query-tokens",
         "count-keyword-documents",
         "select-keyword-hits-scoped",
         "select-keyword-hits-in-docs",

@@ -269,10 +269,28 @@ LIMIT :k;
 SELECT block FROM graphmem_memory_fts_data WHERE id = 10;
 
 -- name: select-term-counts
--- How many memories hold each of the search's words (:terms, a JSON array),
--- from FTS5's vocabulary: SqliteStore leaves very common words out of the match.
+-- How many memories hold each of the search's words (:terms, a JSON array of
+-- words as the index holds them, from select-query-tokens), from FTS5's
+-- vocabulary: SqliteStore leaves very common words out of the match. A word
+-- that no memory holds has no row.
 SELECT v.term, v.doc FROM temp.graphmem_memory_fts_vocab v
 WHERE v.term IN (SELECT value FROM json_each(:terms));
+
+-- name: reset-query-words
+-- Forget the previous keyword search's words (session.sql, graphmem_query_fts).
+INSERT INTO temp.graphmem_query_fts (graphmem_query_fts) VALUES ('delete-all');
+
+-- name: insert-query-words
+-- The keyword search's words (:words, a JSON array), each a row numbered by its
+-- place in the array, tokenized by FTS5 as the keyword index tokenizes memories.
+INSERT INTO temp.graphmem_query_fts (rowid, content)
+SELECT key, value FROM json_each(:words);
+
+-- name: select-query-tokens
+-- The tokens of each word of insert-query-words, as the keyword index holds
+-- them: (place of the word, token), in order within each word. A word FTS5
+-- reads no token in (such as `___`) has no row; a word with `_` has several.
+SELECT doc, term FROM temp.graphmem_query_fts_vocab ORDER BY doc, "offset";
 
 -- name: count-keyword-documents
 -- How many memories the keyword index holds.
