@@ -65,6 +65,29 @@ WHERE :user_id IS NULL AND g.pairs = 0
   AND (:include_invalid = 1 OR m.status = 'valid')
   AND m.embedding IS NOT NULL;
 
+-- name: select-passing-ids
+-- Of the memories whose ids are in the JSON array :record_ids, those passing the
+-- search filters, and valid unless :include_invalid = 1: the tests of
+-- select-keyword-hits. A search whose reranker or pruner ran outside any
+-- transaction reads its hits again with it: a hit changed meanwhile (its
+-- metadata, its scope, its validity, its expiry) is left out as a retrieval now
+-- would leave it out.
+SELECT m.record_id
+FROM graphmem_memory m
+WHERE m.record_id IN (SELECT value FROM json_each(:record_ids))
+  AND (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid');
+
 -- name: select-keyword-hits
 -- Full-text matches of :text_query (an FTS5 query: the search's words, each
 -- quoted, joined by OR) among the memories passing the search filters, best
