@@ -16,7 +16,15 @@ import numpy as np
 import pytest
 import sqlglot
 
-from graphmem import ConflictError, GraphMemory, InvalidArgumentError, ModelError, SchemaPolicy
+from graphmem import (
+    ConflictError,
+    GraphMemory,
+    InvalidArgumentError,
+    ModelError,
+    RerankResult,
+    SchemaPolicy,
+    TopKMemorySearchConfig,
+)
 from graphmem.core.validation import SearchFilters, utc_now
 from graphmem.sqlfiles import (
     Statement,
@@ -205,6 +213,13 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+class _SameOrder:
+    """A reranker that keeps the order."""
+
+    def rerank(self, query: str, documents: list[str]) -> list[RerankResult]:
+        return [RerankResult(i, -float(i)) for i in range(len(documents))]
+
+
 def _workload(store: GraphMemory) -> None:
     store.add_memory("old tea", memory_id="a", user_id="u", metadata={"k": "v"})
     store.add_memory("new tea", memory_id="b", user_id="u", metadata={"k": "v"}, ttl_days=3)
@@ -237,6 +252,9 @@ def _workload(store: GraphMemory) -> None:
     store.search("tea", include_invalid_results=True, num_hops=2, max_linked_results=0)
     store.search("side tea", strategy="keyword", metadata_filter={"k": "v"})
     store.search("side tea", strategy="keyword")  # no scope: every hit of the store
+    store.search("side thé", strategy="keyword")  # a word FTS5 tokenizes (not ASCII)
+    # with a reranker, the hits are read again after it ran (select-passing-ids)
+    store.search("tea", user_id="u", search_config=TopKMemorySearchConfig(reranker=_SameOrder()))
     store.search("tea", strategy="hybrid", user_id="u", num_hops=1)
     store.update_memory("a", content="old tea, edited")  # the next search reads the log
     store.search("tea", user_id="u", num_hops=0)

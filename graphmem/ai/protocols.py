@@ -9,7 +9,8 @@ Any object with the right method works; it need not inherit from anything.
   are OpenAI-style ``{"role": ..., "content": ...}`` mappings; with ``json_schema``
   the reply must be a JSON document matching it.
 * :class:`RerankerProtocol`: ``rerank(query, documents) -> [RerankResult]``, most
-  relevant first, each naming a document by its index.
+  relevant first, each naming a document by its index (a search also takes
+  ``(index, relevance_score)`` pairs, or mappings with those two keys).
 
 :class:`~graphmem.ai.embedder.Embedder`, :class:`~graphmem.ai.llm.Llm` and
 :class:`~graphmem.ai.reranker.Reranker` implement them over HTTP;
@@ -66,6 +67,10 @@ class RerankResult:
 class RerankerProtocol(Protocol):
     """Orders documents by relevance to a query."""
 
-    def rerank(self, query: str, documents: Sequence[str]) -> Sequence[RerankResult]:
-        """Documents' indexes with scores, most relevant first."""
+    def rerank(
+        self, query: str, documents: Sequence[str]
+    ) -> Sequence[RerankResult | tuple[int, float] | Mapping[str, Any]]:
+        """Documents' indexes with scores, most relevant first: ``RerankResult``
+        objects, ``(index, relevance_score)`` pairs, or mappings with ``index``
+        and ``relevance_score`` keys."""
         ...

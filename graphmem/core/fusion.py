@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 
 __all__ = [
@@ -41,21 +40,6 @@ def keyword_terms(text: str) -> list[str]:
     for word in _WORD.findall(_lower(text)):
         seen.setdefault(word, None)
     return list(seen)[:MAX_TERMS]
-
-
-def fold_accents(term: str) -> str:
-    """``term`` without its combining accents, as SQLite's FTS5 ``unicode61``
-    tokenizer indexes words (``café`` -> ``cafe``, ``ñandú`` -> ``nandu``).
-
-    >>> [fold_accents(t) for t in ("café", "ñandú", "straße", "tea")]
-    ['cafe', 'nandu', 'straße', 'tea']
-    """
-    if term.isascii():
-        return term
-    decomposed = unicodedata.normalize("NFD", term)
-    return unicodedata.normalize(
-        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
-    )
 
 
 def reciprocal_rank_fusion(
@@ -130,19 +114,22 @@ def common_term_plans(
     most to match), then every term. In a store of fewer than
     :data:`COMMON_MIN_DOCUMENTS` documents no term is common. A term that
     ``doc_counts`` does not hold (a phrase such as ``user_id``, which the index
-    holds as two words) is never common; one counted in no document is left out.
+    holds as two words) is never common; no term is ever left out of the last
+    list, whatever its count.
 
     >>> common_term_plans(["the", "kestrel", "of"], {"the": 900, "kestrel": 2, "of": 500}, 1000)
     [['kestrel'], ['the', 'kestrel', 'of']]
     >>> common_term_plans(["the", "of"], {"the": 900, "of": 500}, 1000)
     [['of'], ['the', 'of']]
-    >>> common_term_plans(["pizza", "kestrel"], {"pizza": 2, "kestrel": 1}, 3)
+    >>> common_term_plans(["the", "heron"], {"the": 900, "heron": 0}, 1000)
+    [['heron'], ['the', 'heron']]
+    >>> common_term_plans(["pizza", "kestrel"], {"pizza": 2, "kestrel": 0}, 3)
     [['pizza', 'kestrel']]
     """
-    present = [t for t in terms if doc_counts.get(t, 1) > 0]
-    if total < COMMON_MIN_DOCUMENTS:
-        return [present] if present else []
-    rare = [t for t in present if doc_counts.get(t, 0) <= COMMON_FRACTION * total]
-    if not rare and present:  # only common words: the rarest first
-        rare = [min(present, key=lambda t: doc_counts[t])]
-    return [rare, present] if rare != present else ([present] if present else [])
+    every = list(terms)
+    if total < COMMON_MIN_DOCUMENTS or not every:
+        return [every] if every else []
+    rare = [t for t in every if doc_counts.get(t, 0) <= COMMON_FRACTION * total]
+    if not rare:  # only common words (each counted): the rarest first
+        rare = [min(every, key=lambda t: doc_counts[t])]
+    return [rare, every] if rare != every else [every]

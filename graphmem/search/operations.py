@@ -22,7 +22,7 @@ from graphmem.models import SearchResult
 from graphmem.search.budget import BudgetConfig, TokenCounter, apply_budget, resolve_budget
 from graphmem.search.config import PruningMemorySearchConfig, TopKMemorySearchConfig
 from graphmem.search.limit import keep_max_results
-from graphmem.search.linked import linked_context
+from graphmem.search.linked import linked_context, still_passing
 from graphmem.search.postprocess import (
     SearchResults,
     SearchStats,
@@ -166,8 +166,10 @@ class SearchOperations(StoreHandle):
 
         Without a reranker or a pruner, one read transaction does it all. With
         one, the first reads the hits and their contents, the models run with no
-        transaction open, and a second reads the linked context of the hits kept
-        (a hit deleted in between is left out).
+        transaction open, and a second keeps the hits that still pass the
+        request's filters and validity (a hit deleted or changed in between so
+        that retrieval would no longer return it is left out) and reads their
+        records and linked context as they are then.
         """
         rerank_config, prune_config = stage_configs(config, request.text)
         models = rerank_config.reranker is not None or prune_config.pruner is not None
@@ -181,6 +183,7 @@ class SearchOperations(StoreHandle):
         texts = {record_id: record.content for record_id, record in records.items()}
         hits, stats = postprocess(hits, texts, rerank_config, prune_config, stats)
         with self._store.transaction(write=False):
+            hits = still_passing(self._store, hits, request)
             return linked_context(self._store, hits, request), stats
 
     def _search_request(

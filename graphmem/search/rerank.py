@@ -1,7 +1,8 @@
 """Stage 3: rerank. It only reorders, and only the first ``max_candidates`` hits.
 
 The reranker sees the query and the raw content of at most
-``reranker_max_candidates`` hits; it returns indexes with scores, and those hits
+``reranker_max_candidates`` hits; it returns indexes with scores (``RerankResult``
+objects, ``(index, score)`` pairs or mappings: :data:`SHAPES`), and those hits
 are put in order of score (ties by their previous rank). Hits it leaves out keep
 their relative order after the ones it scored; hits beyond the candidate limit
 keep their place after those. No hit is added or dropped.
@@ -34,17 +35,46 @@ def _reranker_error(message: str) -> ModelError:
     return ModelError(f"reranker: {message}", status=None, provider_message=message)
 
 
+SHAPES = (
+    "a RerankResult, an (index, relevance_score) pair or a mapping with "
+    "'index' and 'relevance_score'"
+)
+"""What a reranker's answer may hold, as its error messages name them."""
+
+
+def _index_and_score(item: object) -> tuple[object, object]:
+    """``(index, score)`` of one item of a reranker's answer, not checked yet:
+    a :class:`~graphmem.ai.protocols.RerankResult` (or any object with ``index``
+    and ``relevance_score`` attributes), an ``(index, relevance_score)`` pair (a
+    tuple or a list), or a mapping with those two keys.
+
+    >>> _index_and_score((1, 0.5)), _index_and_score({"index": 0, "relevance_score": 2})
+    ((1, 0.5), (0, 2))
+    """
+    if isinstance(item, Mapping):
+        if "index" in item and "relevance_score" in item:
+            return item["index"], item["relevance_score"]
+    elif isinstance(item, (tuple, list)) and not hasattr(item, "relevance_score"):
+        if len(item) == 2:
+            return item[0], item[1]
+    elif hasattr(item, "index") and hasattr(item, "relevance_score"):
+        return item.index, item.relevance_score
+    raise _reranker_error(f"returned {_shown(item)}, not {SHAPES}")
+
+
+def _shown(item: object) -> str:
+    """``item`` in an error message: its type and a bounded repr."""
+    text = repr(item)
+    return f"{type(item).__name__} {text if len(text) <= 80 else text[:77] + '...'}"
+
+
 def _scores(answer: object, count: int) -> dict[int, float]:
     """``{index: score}`` from a reranker's answer, checked."""
     if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
         raise _reranker_error(f"returned {type(answer).__name__}, not a list of results")
     scores: dict[int, float] = {}
     for item in answer:
-        if isinstance(item, Mapping):
-            index, score = item.get("index"), item.get("relevance_score")
-        else:
-            index = getattr(item, "index", None)
-            score = getattr(item, "relevance_score", None)
+        index, score = _index_and_score(item)
         # numbers.Integral / Real: numpy's scalars (np.argsort, np.float32) count.
         if (
             isinstance(index, bool)

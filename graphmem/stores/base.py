@@ -314,6 +314,15 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         """
 
     @abstractmethod
+    def passing_ids(
+        self, record_ids: Sequence[str], filters: SearchFilters, include_invalid: bool
+    ) -> set[str]:
+        """Those of ``record_ids`` that :meth:`nearest` and :meth:`keyword` may
+        return now: memories passing ``filters``, valid unless ``include_invalid``.
+        A search reads its hits again with it after its models ran outside any
+        transaction."""
+
+    @abstractmethod
     def expand(
         self,
         roots: Sequence[str],

@@ -276,6 +276,22 @@ class SqlStore(SqlLinks, SqlScans, SqlTraversal, SqlRegistry, SqlService, SqlThr
                     break
         return [(str(r[0]), float(r[1])) for r in rows]
 
+    def passing_ids(
+        self, record_ids: Sequence[str], filters: SearchFilters, include_invalid: bool
+    ) -> set[str]:
+        found: set[str] = set()
+        with self.transaction(write=False):
+            binds = self._use_filter(filters)
+            for ids in self._id_binds(list(record_ids)):
+                rows = self._run(
+                    "select-passing-ids",
+                    record_ids=ids,
+                    include_invalid=int(include_invalid),
+                    **binds,
+                ).fetchall()
+                found.update(str(r[0]) for r in rows)
+        return found
+
     def _keyword_read(
         self, filters: SearchFilters, binds: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]:

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.fusion import common_term_plans, fold_accents
 from graphmem.core.validation import SearchFilters
 from graphmem.errors import CLOSED_MESSAGE, BackendError, ClosedError, ConflictError, SchemaError
 from graphmem.models import RecordRelation, SchemaPolicy
@@ -33,6 +32,7 @@ from graphmem.stores.base import CONFLICT_MESSAGE
 from graphmem.stores.rows import relation_from_row
 from graphmem.stores.sql_store import SqlStore
 from graphmem.stores.sqlite_checkpoint import WAL_BOUND_PAGES, Checkpointer, shut
+from graphmem.stores.sqlite_keyword import SqliteKeyword
 from graphmem.stores.sqlite_schema import SCHEMA_TABLES, SCHEMA_VERSION, install, refuse_newer
 from graphmem.stores.sqlite_session import TEMP_RESET_ROWS, Transaction, make_session
 from graphmem.stores.vector_cache import VectorCache
@@ -40,7 +40,6 @@ from graphmem.stores.vector_cache import VectorCache
 __all__ = ["SCHEMA_TABLES", "SqliteStore"]
 
 BUSY_TIMEOUT_S = 30.0
-_MAX_KNOWN_TERMS = 50_000
 
 MMAP_BYTES = 1 << 40
 """How much of the database file SQLite reads through a memory map (``PRAGMA
@@ -78,7 +77,7 @@ def _keep_level(wrapper: Statement, prefix: str) -> Statement:
     return Statement(wrapper.name, sql, wrapper.doc, bind_names(sql), candidates.source)
 
 
-class SqliteStore(SqlStore):
+class SqliteStore(SqliteKeyword, SqlStore):
     """A graphmem store in one SQLite database file (or ``:memory:``).
 
     Args:
@@ -113,6 +112,8 @@ class SqliteStore(SqlStore):
         self._vectors = VectorCache() if vector_cache else None
         self._term_counts: tuple[object, int, dict[str, int]] = (None, 0, {})
         """(keyword index version, memories indexed, {word: memories holding it})."""
+        self._word_tokens: dict[str, tuple[str, ...]] = {}
+        """{non-ASCII query word: the keyword index's tokens of it} (sqlite_keyword)."""
         self._lock = threading.RLock()
         self._depth = 0
         self._write_tx = Transaction(self, "BEGIN IMMEDIATE", write=True)
@@ -286,65 +287,6 @@ class SqliteStore(SqlStore):
         return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
 
     # search -------------------------------------------------------------------
-
-    def _match_terms(self, terms: Sequence[str]) -> list[list[str]]:
-        # FTS5 reads a term's whole posting list; a stop word's is most of the
-        # table (measured in bench/hybrid.py), so such terms are matched only when
-        # the others find too few records. The counts cost a pass over each
-        # term's postings too: they are kept while the index's structure record
-        # is unchanged (it changes with every write). A term with `_` is a phrase
-        # to FTS5 (its tokenizer splits the word there): it has no count and is
-        # never common.
-        version = self._run("get-keyword-index-version").fetchone()
-        if version is None or version[0] != self._term_counts[0]:
-            total = int(self._run("count-keyword-documents").fetchone()[0])
-            self._term_counts = (None if version is None else version[0], total, {})
-        _, total, known = self._term_counts
-        terms = list(dict.fromkeys(fold_accents(t) for t in terms))  # as the index holds them
-        missing = [t for t in terms if t not in known and "_" not in t]
-        if missing:
-            found = dict(self._run("select-term-counts", terms=json.dumps(missing)).fetchall())
-            if len(known) > _MAX_KNOWN_TERMS:
-                known.clear()
-            known.update((t, int(found.get(t, 0))) for t in missing)
-        counts = {t: known[t] for t in terms if "_" not in t}
-        return common_term_plans(terms, counts, total)
-
-    def _keyword_statement(self, filters: SearchFilters) -> str:
-        # Under a user filter the match is tested against the user's rows before
-        # BM25 is computed (select-keyword-hits-scoped; measured in bench/hybrid.py);
-        # under a thread, agent or metadata filter, against the rows of that scope,
-        # read through its index (select-keyword-hits-in-scope). Only a search
-        # without any of these walks every hit of the store.
-        if filters.user_id is not None:
-            return "select-keyword-hits-scoped"
-        if filters.thread_id is not None or filters.agent_id is not None or filters.metadata_filter:
-            return "select-keyword-hits-in-scope"
-        return "select-keyword-hits"
-
-    def _keyword_read(
-        self, filters: SearchFilters, binds: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
-        # Under a user, agent or thread filter, the in-process copy of the embeddings
-        # (kept exact by the vector log, which also sees every new doc_id) names the
-        # doc_ids passing the filters faster than the indexes can; only when it holds
-        # every memory. They go to SQL as a byte map (one byte per doc_id in their
-        # range), or as a JSON array when they are too far apart for that
-        # (vector_cache.doc_map).
-        cache = self._vectors
-        name = self._keyword_statement(filters)
-        if name == "select-keyword-hits" or filters.metadata_filter or cache is None:
-            return name, binds
-        self._refresh_vectors(cache)
-        if not cache.complete:
-            return name, binds
-        slots = cache.select(binds, bool(binds["include_invalid"]))
-        keyword = {"text_query": binds["text_query"], "k": binds["k"]}
-        found = cache.doc_map(slots)
-        if found is None:
-            return "select-keyword-hits-in-docs", {**keyword, "doc_ids": cache.doc_ids_of(slots)}
-        lo, hi, doc_map = found
-        return "select-keyword-hits-in-map", {**keyword, "lo": lo, "hi": hi, "doc_map": doc_map}
 
     def nearest(
         self,

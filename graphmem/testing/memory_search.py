@@ -79,6 +79,19 @@ class MemorySearch:
             texts = {i: self.model.memories[i].content for i in ids}
         return term_match_scores(terms, texts, k)
 
+    def passing_ids(
+        self, record_ids: Sequence[str], filters: SearchFilters, include_invalid: bool
+    ) -> set[str]:
+        wanted = model_filters(filters)
+        with self.transaction(write=False):
+            return {
+                record_id
+                for record_id in record_ids
+                if record_id in self.model.memories
+                and self.model.passes(record_id, wanted)
+                and (include_invalid or self.model.status(record_id) == "valid")
+            }
+
     def expand(
         self,
         roots: Sequence[str],

@@ -316,7 +316,9 @@ def test_statement_names_match_sqlite() -> None:
     # The divergences: top-k runs in VECTOR_DISTANCE on Oracle, in numpy on SQLite
     # (over the candidates' embeddings, or over the store's in-process copy of them);
     # SQLite leaves stop words out of a keyword match itself (FTS5 has no stoplist),
-    # Oracle Text applies its own stoplist; SQLite has four more keyword statements
+    # counting each word in the form its tokenizer gives (reset-query-words,
+    # insert-query-words, select-query-tokens), Oracle Text applies its own
+    # stoplist; SQLite has four more keyword statements
     # for searches under a user, thread, agent or metadata filter, Oracle's
     # optimizer plans that itself.
     # The traversal level: SQLite keeps each level's candidates with an upsert into a
@@ -347,6 +349,9 @@ def test_statement_names_match_sqlite() -> None:
         "bound-level-root",
         "select-search-candidates",
         "select-term-counts",
+        "reset-query-words",
+        "insert-query-words",
+        "select-query-tokens",
         "count-keyword-documents",
         "select-keyword-hits-scoped",
         "select-keyword-hits-in-docs",
@@ -390,6 +395,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "list-link-ids": [(LINK_ROW[0],)],
         "get-memory-embedding": [(array("f", [1.0, 0.0]),)],
         "select-nearest": [("m1", array("f", [1.0, 0.0]))],
+        "select-passing-ids": [("m1",)],
         "count-level": [(1, 1)],
         # the tree rows end with their link's key, the link rows start with it
         "select-linked-context": [(1, 2, 1, 1, LINK_ROW[0])],
@@ -695,6 +701,7 @@ def _exercise(store: OracleStore) -> None:
     nodes = list(store.linked_context(["m1"], filters, num_hops=2, max_linked_results=None))
     assert [n.entry.node for n in nodes] == ["m2"]
     assert store.keyword(filters, ["tea", "oven"], 5, include_invalid=False) == []
+    assert store.passing_ids(["m1", "m2"], filters, include_invalid=False) == {"m1"}
     store.delete_link("r1")
     store.delete_memory("m1")
     _exercise_registry(store)
@@ -810,6 +817,20 @@ def test_store_keyword_binds_braced_words_joined_by_accum(conn: FakeConnection) 
     binds = next(b for name, b in conn.sent if name == "select-keyword-hits")
     assert binds["text_query"] == "{which} ACCUM {db} ACCUM {or}"
     assert (binds["k"], binds["include_invalid"]) == (4, 1)
+
+
+def test_store_passing_ids_binds_the_ids_the_filters_and_validity(conn: FakeConnection) -> None:
+    store = OracleStore(conn)
+    filters = SearchFilters(user_id="u", record_types=("fact",), metadata_filter={"k": "v"})
+    assert store.passing_ids(["m1", "m2"], filters, include_invalid=True) == {"m1"}
+    binds = next(b for name, b in conn.sent if name == "select-passing-ids")
+    assert json.loads(binds["record_ids"]) == ["m1", "m2"]
+    assert (binds["user_id"], binds["record_types"], binds["include_invalid"]) == (
+        "u",
+        '["fact"]',
+        1,
+    )
+    assert any(name == "insert-filter" for name, _ in conn.sent)
 
 
 def test_store_nearest_other_dimension_is_invalid_argument(conn: FakeConnection) -> None:

@@ -92,21 +92,26 @@ def test_word_counts_follow_writes_from_this_and_other_connections(
     memory.add_memories([{"content": f"kestrel {i}", "memory_id": f"k{i}"} for i in range(10)])
     with store.transaction(write=False):
         assert store._match_terms(["kestrel", "seen"]) == [["seen"], ["kestrel", "seen"]]
-        # every present word common: the rarest alone; heron is nowhere yet
-        assert store._match_terms(["kestrel", "heron"]) == [["kestrel"]]
-    # ... and heron becomes rare-but-present through another connection
+        # every word common: the rarest alone first
+        assert store._match_terms(["note", "kestrel"]) == [["kestrel"], ["note", "kestrel"]]
+        # a word no memory holds is not common, and never left out
+        assert store._match_terms(["kestrel", "heron"]) == [["heron"], ["kestrel", "heron"]]
+    # ... and heron becomes the most common word through another connection
     conn = sqlite3.connect(path)
-    conn.execute(
+    conn.executemany(
         "INSERT INTO graphmem_memory (record_id, record_type, content, created_at) "
-        "VALUES ('h', 'memory', 'heron', '2026-01-01T00:00:00.000000+00:00')"
+        "VALUES (?, 'memory', 'heron', '2026-01-01T00:00:00.000000+00:00')",
+        [(f"h{i:02}",) for i in range(12)],
     )
     conn.commit()
     conn.close()
     with store.transaction(write=False):
-        assert store._match_terms(["kestrel", "heron"]) == [["heron"], ["kestrel", "heron"]]
+        assert store._match_terms(["kestrel", "heron"]) == [["kestrel"], ["kestrel", "heron"]]
     assert [r.id for r in memory.search("heron kestrel", strategy="keyword", max_results=1)] == [
-        "h"
+        "k"
     ]
+    found = memory.search("heron kestrel", strategy="keyword", max_results=30)
+    assert len(found) == 23 and {r.id for r in found} >= {"k", "h00", "h11"}
 
 
 def _general(store: object, filters: SearchFilters, terms: list[str], invalid: bool) -> list:

@@ -85,6 +85,31 @@ SELECT c.record_id, c.embedding
 FROM c CROSS JOIN kth
 WHERE c.distance <= kth.distance + :slack;
 
+-- name: select-passing-ids
+-- Of the memories whose ids are in the JSON array :record_ids, those passing the
+-- search filters, and valid unless :include_invalid = 1: the tests of
+-- select-keyword-hits (as in sql/sqlite/search.sql), read again after a
+-- search's reranker or pruner ran outside any transaction.
+SELECT m.record_id
+FROM graphmem_memory m
+WHERE m.record_id IN (
+        SELECT j.id
+        FROM JSON_TABLE(:record_ids, '$[*]' COLUMNS (id VARCHAR2(128 CHAR) PATH '$')) j)
+  AND (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (
+    SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+        COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid');
+
 -- name: select-keyword-hits
 -- Oracle Text matches of :text_query (the search's words, each in braces so
 -- that none is read as an operator, joined by ACCUM: a memory matching more of

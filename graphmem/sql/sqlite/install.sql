@@ -337,7 +337,9 @@ END;
 -- keep both in step with graphmem_memory for any DML, a DBA's included: the insert
 -- trigger first drops what a REPLACE of the same id left behind (REPLACE deletes
 -- the old row without firing DELETE triggers). Words are matched without regard
--- to case or accents (FTS5's default unicode61 tokenizer).
+-- to case, or to the accent of a Latin letter carrying one (FTS5's default
+-- unicode61 tokenizer; a keyword search tokenizes its words with the same one,
+-- session.sql: keep the two declarations alike).
 CREATE TABLE IF NOT EXISTS graphmem_memory_text (
     doc_id    INTEGER PRIMARY KEY,
     record_id TEXT NOT NULL UNIQUE

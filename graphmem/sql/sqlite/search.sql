@@ -65,6 +65,29 @@ WHERE :user_id IS NULL AND g.pairs = 0
   AND (:include_invalid = 1 OR m.status = 'valid')
   AND m.embedding IS NOT NULL;
 
+-- name: select-passing-ids
+-- Of the memories whose ids are in the JSON array :record_ids, those passing the
+-- search filters, and valid unless :include_invalid = 1: the tests of
+-- select-keyword-hits. A search whose reranker or pruner ran outside any
+-- transaction reads its hits again with it: a hit changed meanwhile (its
+-- metadata, its scope, its validity, its expiry) is left out as a retrieval now
+-- would leave it out.
+SELECT m.record_id
+FROM graphmem_memory m
+WHERE m.record_id IN (SELECT value FROM json_each(:record_ids))
+  AND (:user_id IS NULL OR m.user_id = :user_id)
+  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+  AND m.record_type IN (SELECT value FROM json_each(:record_types))
+  AND (m.expires_at IS NULL OR m.expires_at > :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM temp.graphmem_filter f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM graphmem_memory_meta x
+            WHERE x.record_id = m.record_id
+              AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+  AND (:include_invalid = 1 OR m.status = 'valid');
+
 -- name: select-keyword-hits
 -- Full-text matches of :text_query (an FTS5 query: the search's words, each
 -- quoted, joined by OR) among the memories passing the search filters, best
@@ -269,10 +292,28 @@ LIMIT :k;
 SELECT block FROM graphmem_memory_fts_data WHERE id = 10;
 
 -- name: select-term-counts
--- How many memories hold each of the search's words (:terms, a JSON array),
--- from FTS5's vocabulary: SqliteStore leaves very common words out of the match.
+-- How many memories hold each of the search's words (:terms, a JSON array of
+-- words as the index holds them, from select-query-tokens), from FTS5's
+-- vocabulary: SqliteStore leaves very common words out of the match. A word
+-- that no memory holds has no row.
 SELECT v.term, v.doc FROM temp.graphmem_memory_fts_vocab v
 WHERE v.term IN (SELECT value FROM json_each(:terms));
+
+-- name: reset-query-words
+-- Forget the previous keyword search's words (session.sql, graphmem_query_fts).
+INSERT INTO temp.graphmem_query_fts (graphmem_query_fts) VALUES ('delete-all');
+
+-- name: insert-query-words
+-- The keyword search's words (:words, a JSON array), each a row numbered by its
+-- place in the array, tokenized by FTS5 as the keyword index tokenizes memories.
+INSERT INTO temp.graphmem_query_fts (rowid, content)
+SELECT key, value FROM json_each(:words);
+
+-- name: select-query-tokens
+-- The tokens of each word of insert-query-words, as the keyword index holds
+-- them: (place of the word, token), in order within each word. A word FTS5
+-- reads no token in (such as `___`) has no row; a word with `_` has several.
+SELECT doc, term FROM temp.graphmem_query_fts_vocab ORDER BY doc, "offset";
 
 -- name: count-keyword-documents
 -- How many memories the keyword index holds.

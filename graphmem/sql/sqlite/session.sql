@@ -60,3 +60,13 @@ CREATE TEMP TABLE IF NOT EXISTS graphmem_filter (
 -- select-term-counts, search.sql).
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.graphmem_memory_fts_vocab
     USING fts5vocab(main, graphmem_memory_fts, row);
+
+-- The words of the current keyword search, one row each (rowid: the word's place
+-- in the query), tokenized as the keyword index tokenizes memories: the same
+-- tokenizer as graphmem_memory_fts (install.sql), so select-query-tokens reads back
+-- each word in the form the index holds it (case and accents folded as FTS5 folds
+-- them, a word with `_` split into its parts). Contentless: only the tokens are kept.
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.graphmem_query_fts USING fts5(content, content='');
+
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.graphmem_query_fts_vocab
+    USING fts5vocab(temp, graphmem_query_fts, instance);
