@@ -101,11 +101,17 @@ def _card_search(
     return search
 
 
-def _records(thread: Thread, chosen: list[Candidate]) -> list[CardRecord]:
+def _records(thread: Thread, info: ThreadInfo, chosen: list[Candidate]) -> list[CardRecord]:
+    """The chosen records as they are now, in one read: those deleted, and memories
+    that no longer pass the card's filters or became invalid while the models ran
+    (the searches read them in earlier transactions), are left out."""
     store = thread._memory._store
     ids = [c.record_id for c in chosen]
-    memories = store.get_memories([c.record_id for c in chosen if c.record_type != "message"])
-    messages = store.get_messages([c.record_id for c in chosen if c.record_type == "message"])
+    memory_ids = [c.record_id for c in chosen if c.record_type != "message"]
+    with store.transaction(write=False):
+        passing = store.passing_ids(memory_ids, _filters(thread, info, ALL_MEMORY_TYPES), False)
+        memories = store.get_memories([i for i in memory_ids if i in passing])
+        messages = store.get_messages([c.record_id for c in chosen if c.record_type == "message"])
     found: list[CardRecord] = []
     for c, record_id in zip(chosen, ids, strict=True):
         if record_id in messages:
@@ -174,7 +180,7 @@ def build_card(
             memory._check_embedder(int(vector.shape[0]))
         search = _card_search(thread, info, (query, vector), config)
         chosen = select_relevant(plan, search, thread.context_card_type_search_concurrency)
-        relevant = _within_budget(_records(thread, chosen), config, memory._token_counter)
+        relevant = _within_budget(_records(thread, info, chosen), config, memory._token_counter)
     return ContextCard(
         thread_id=thread.thread_id,
         summary=info.summary,
