@@ -76,13 +76,15 @@ class History(BaseModel):
 
 
 class StoreStats(BaseModel):
-    """Counts over the store's unexpired memories, all links, and the conversation
-    side: threads, their unexpired messages, users, agents and registered prompts."""
+    """Counts over the store's unexpired memories, the links between them (a link
+    to an expired memory is not counted), and the conversation side: threads,
+    their unexpired messages, users, agents and registered prompts."""
 
     model_config = ConfigDict(frozen=True)
 
     memories: int
     links: int
+    """Links whose two ends are unexpired memories."""
     by_type: dict[str, int]
     by_status: dict[str, int]
     by_user: dict[str, int]
