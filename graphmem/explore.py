@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.core.record_filter import record_passes
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.relations import LIFECYCLE_TYPES
 from graphmem.core.tree import Neighbor, TreeEntry, children_by_parent, shortest_path_tree
 from graphmem.core.validation import (
@@ -243,11 +244,14 @@ class ExploreOperations:
 
         Links are followed in both directions, through unexpired memories only (an
         expired one is neither returned nor passed through, as in a tree; a start
-        memory is returned whatever its expiry). Records come in order of
-        distance, then id; links oldest first. One read transaction.
+        memory is returned whatever its expiry). Every link between two returned
+        memories is returned, two at the last hop (or two starts) included: the
+        links of each returned memory are read, so a hub among them costs its
+        degree. Records come in order of distance, then id; links oldest first.
+        One read transaction.
 
         Raises:
-            NotFoundError: a start memory does not exist.
+            NotFoundError: a start memory does not exist (named as ``memory_ids``).
             InvalidArgumentError: ``memory_ids`` is not a collection of ids.
         """
         self._check_open()
@@ -257,7 +261,11 @@ class ExploreOperations:
         starts = sorted({check_id("memory_ids", memory_id) for memory_id in memory_ids})
         live = SearchFilters(now=self._clock())
         with self._store.transaction(write=False):
-            seen = {memory_id: self.get_memory(memory_id) for memory_id in starts}
+            found = self._store.get_memories(starts)
+            for memory_id in starts:
+                if memory_id not in found or found[memory_id].record_type not in MEMORY_TYPES:
+                    raise NotFoundError(f"memory_ids: no memory {memory_id!r}")
+            seen = {memory_id: found[memory_id] for memory_id in starts}
             links: dict[str, RecordRelation] = {}
             frontier = starts
             for _ in range(hops):
@@ -265,13 +273,16 @@ class ExploreOperations:
                 for node in frontier:
                     for link in self.list_record_links(node):
                         links[link.id] = link
-                        reached.update({link.source_record_id, link.target_record_id} - set(seen))
-                frontier = []
-                for node in sorted(reached):
-                    record = self.get_memory(node)
-                    if record_passes(record, live):
-                        seen[node] = record
-                        frontier.append(node)
+                        reached.update((link.source_record_id, link.target_record_id))
+                found = self._store.get_memories(sorted(reached - seen.keys()))
+                frontier = [node for node in sorted(found) if record_passes(found[node], live)]
+                seen.update((node, found[node]) for node in frontier)
+            # The outer ring (the starts when num_hops is 0) was not expanded: two of
+            # its memories may be linked. Its links to memories outside are dropped.
+            for node in frontier:
+                for link in self.list_record_links(node):
+                    if link.source_record_id in seen and link.target_record_id in seen:
+                        links[link.id] = link
         kept = links_among(seen.values(), links.values())
         kept.sort(key=lambda link: (link.created_at, link.id))
         return list(seen.values()), kept

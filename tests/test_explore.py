@@ -93,6 +93,39 @@ def test_subgraph_keeps_links_among_reached_records(chain: GraphMemory) -> None:
     assert [link.id for link in links] == ["l1", "l2"]
 
 
+@pytest.fixture
+def triangle() -> GraphMemory:
+    """a -supports-> b, a -supports-> c, b -supersedes-> c: b and c are a's ring."""
+    m = GraphMemory(":memory:")
+    for mid in "abc":
+        m.add_memory(f"memory {mid}", memory_id=mid)
+    m.link_records("a", "memory", "b", "memory", "supports", relation_id="l1")
+    m.link_records("a", "memory", "c", "memory", "supports", relation_id="l2")
+    m.link_records("b", "memory", "c", "memory", "supersedes", relation_id="l3")
+    return m
+
+
+@pytest.mark.parametrize(
+    ("starts", "hops", "ids", "link_ids"),
+    [
+        (["a"], 1, ["a", "b", "c"], ["l1", "l2", "l3"]),  # l3: b and c both at the last hop
+        (["c"], 1, ["c", "a", "b"], ["l1", "l2", "l3"]),  # l1: a and b both at the last hop
+        (["b", "c"], 0, ["b", "c"], ["l3"]),  # l3: between two starts
+    ],
+)
+def test_subgraph_keeps_the_links_between_records_of_its_outer_ring(
+    triangle: GraphMemory, starts: list[str], hops: int, ids: list[str], link_ids: list[str]
+) -> None:
+    records, links = triangle.subgraph(starts, hops)
+    assert [r.id for r in records] == ids
+    assert [link.id for link in links] == link_ids
+
+
+def test_subgraph_unknown_start_names_memory_ids(chain: GraphMemory) -> None:
+    with pytest.raises(NotFoundError, match=r"^memory_ids: no memory 'zz'"):
+        chain.subgraph(["a", "zz"])
+
+
 def test_stats_counts(chain: GraphMemory) -> None:
     stats = chain.stats()
     assert stats.by_status == {"invalid": 2, "valid": 2}
