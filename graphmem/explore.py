@@ -1,8 +1,11 @@
 """Looking at the graph without a search: one memory's tree, why it is invalid,
 its history, a subgraph, counts, and a networkx copy.
 
-:class:`ExploreOperations` is mixed into :class:`graphmem.GraphMemory` and uses
-only its public methods, so every answer is what those methods return.
+:class:`ExploreOperations` is mixed into :class:`graphmem.GraphMemory`. It reads
+through GraphMemory's public methods, so every answer is what those methods
+return, but for three reads of the store itself: a tree is the store's
+linked-context expansion (the one a search attaches, so the two are the same
+tree), a subgraph reads each level's memories in one call, and stats counts.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.core.assemble import assemble_results
 from graphmem.core.record_filter import record_passes
 from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.relations import LIFECYCLE_TYPES
-from graphmem.core.tree import Neighbor, TreeEntry, children_by_parent, shortest_path_tree
 from graphmem.core.validation import (
     MAX_COUNT,
     SearchFilters,
@@ -109,22 +112,6 @@ def links_among(
     return [link for link in links if link.source_record_id in ids and link.target_record_id in ids]
 
 
-def _nest(
-    node_id: str,
-    children: Mapping[Any, list[TreeEntry]],
-    relations: Mapping[str, RecordRelation],
-    records: Mapping[str, MemoryRecord],
-    include_invalid: bool,
-) -> SearchResult:
-    linked = [
-        (relations[c.relation_id], _nest(c.node, children, relations, records, include_invalid))
-        for c in children.get(node_id, [])
-    ]
-    return SearchResult(
-        record=records[node_id], linked_results=linked, include_invalid_results=include_invalid
-    )
-
-
 class ExploreOperations:
     """Mixed into :class:`graphmem.GraphMemory`."""
 
@@ -192,7 +179,12 @@ class ExploreOperations:
             now=self._clock(),
         )
         with self._store.transaction(write=False):  # one snapshot, whoever writes
-            return _tree(self, self.get_memory(memory_id), hops, cap, filters)
+            root = self.get_memory(memory_id)
+            # the store's level expansion, as a search's; then one read of the records
+            linked = list(self._store.expand([root.id], filters, hops, cap))
+            records = self._store.get_memories([node.entry.node for node in linked])
+        records[root.id] = root
+        return assemble_results([(root.id, None)], records, linked, True)[0]
 
     def explain_invalid(self: MemoryApi, memory_id: str) -> Invalidation:
         """Why a memory is invalid: the lifecycle links that target it.
@@ -341,32 +333,6 @@ class ExploreOperations:
                 **link.model_dump(exclude={"id", "source_record_id", "target_record_id"}),
             )
         return graph
-
-
-def _tree(
-    memory: MemoryApi, root: MemoryRecord, hops: int, cap: int | None, filters: SearchFilters
-) -> SearchResult:
-    """The tree of :meth:`ExploreOperations.tree`, read inside the caller's transaction."""
-    records: dict[str, MemoryRecord] = {root.id: root}
-    relations: dict[str, RecordRelation] = {}
-
-    def neighbors(node: str) -> list[Neighbor]:
-        found = []
-        for link in memory.list_record_links(node):
-            relations[link.id] = link
-            other = link.target_record_id
-            if other == node:
-                other = link.source_record_id
-            found.append(Neighbor(link.created_at, link.id, other))
-        return found
-
-    def allowed(node: str) -> bool:
-        if node not in records:
-            records[node] = memory.get_memory(node)
-        return record_passes(records[node], filters)
-
-    entries = shortest_path_tree(root.id, neighbors, hops, cap, allowed)
-    return _nest(root.id, children_by_parent(entries), relations, records, True)
 
 
 def _walk(memory: MemoryApi, start: str, towards: str, max_depth: int) -> list[HistoryStep]:

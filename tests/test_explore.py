@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import sqlite3
 
 import networkx as nx
 import pytest
@@ -54,6 +55,48 @@ def test_tree_equals_the_tree_search_attaches(seed: int) -> None:
             include_invalid_results=True,
         ):
             assert _shape(memory.tree(result.id, hops, cap)) == _shape(result)
+
+
+def _star(leaves: int) -> GraphMemory:
+    memory = GraphMemory(":memory:")
+    memory.add_memories(
+        [{"content": "hub", "memory_id": "hub"}]
+        + [{"content": f"leaf {i}", "memory_id": f"leaf{i}"} for i in range(leaves)]
+    )
+    memory.add_record_links(
+        {
+            "source_record_id": "hub",
+            "source_record_type": "memory",
+            "target_record_id": f"leaf{i}",
+            "target_record_type": "memory",
+            "relation_type": "supports",
+        }
+        for i in range(leaves)
+    )
+    return memory
+
+
+def _statements(memory: GraphMemory, root: str, cap: int | None) -> tuple[int, int]:
+    """The SQL statements a 2-hop tree of ``root`` runs, and its linked records."""
+    conn = memory._store._conn  # type: ignore[attr-defined]
+    assert isinstance(conn, sqlite3.Connection)
+    run: list[str] = []
+    conn.set_trace_callback(run.append)
+    try:
+        tree = memory.tree(root, 2, cap)
+    finally:
+        conn.set_trace_callback(None)
+    return len(run), len(_shape(tree)) + sum(len(_shape(c)) for _, c in tree.linked_results)
+
+
+@pytest.mark.parametrize(("root", "cap"), [("hub", 5), ("hub", None), ("leaf1", 5)])
+def test_tree_of_a_hub_runs_as_many_statements_whatever_its_degree(
+    root: str, cap: int | None
+) -> None:
+    """Each level is read in a few statements, not one per reached neighbour."""
+    (few, shown_of_20), (many, shown_of_400) = (_statements(_star(n), root, cap) for n in (20, 400))
+    assert few == many
+    assert (shown_of_20, shown_of_400) == ((20, 400) if cap is None else (cap, cap))
 
 
 def test_tree_applies_filters_to_linked_records(chain: GraphMemory) -> None:
