@@ -336,6 +336,33 @@ def test_import_message_before_its_thread_names_the_line(graphmem, db, tmp_path,
     user_error(graphmem("import", str(source)), "line 2: thread_id: no thread 't9'")
 
 
+@pytest.mark.parametrize(
+    ("line", "argument"),
+    [
+        ({"kind": "user", "user_id": "u1", "information": "hi \ud800"}, "information"),
+        ({"kind": "agent", "agent_id": "a1", "information": "hi \ud800"}, "information"),
+        (
+            {
+                "kind": "prompt",
+                "prompt_id": "p",
+                "description": "hi \ud800",
+                "versions": [{"vid": 0, "prompt": "Extract dates."}],
+            },
+            "description",
+        ),
+    ],
+)
+def test_import_of_text_that_is_not_unicode_names_the_line(
+    graphmem, db, tmp_path, user_error, line: dict[str, object], argument: str
+) -> None:
+    """A lone surrogate (an escape in the JSON) cannot be stored as UTF-8."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"kind": "memory", "content": "a"}) + "\n" + json.dumps(line))
+    user_error(graphmem("import", str(source)), f"line 2: {argument}: is not valid Unicode text")
+    stats = graphmem("stats", "--json").json()
+    assert (stats["memories"], stats["users"], stats["agents"], stats["prompts"]) == (0, 0, 0, 0)
+
+
 def test_import_into_a_read_only_store_is_a_store_error(
     graphmem, db: Path, tmp_path: Path, user_error
 ) -> None:
