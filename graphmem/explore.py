@@ -1,8 +1,11 @@
 """Looking at the graph without a search: one memory's tree, why it is invalid,
 its history, a subgraph, counts, and a networkx copy.
 
-:class:`ExploreOperations` is mixed into :class:`graphmem.GraphMemory` and uses
-only its public methods, so every answer is what those methods return.
+:class:`ExploreOperations` is mixed into :class:`graphmem.GraphMemory`. It reads
+through GraphMemory's public methods, so every answer is what those methods
+return, but for three reads of the store itself: a tree is the store's
+linked-context expansion (the one a search attaches, so the two are the same
+tree), a subgraph reads each level's memories in one call, and stats counts.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.core.assemble import assemble_results
 from graphmem.core.record_filter import record_passes
+from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.relations import LIFECYCLE_TYPES
-from graphmem.core.tree import Neighbor, TreeEntry, children_by_parent, shortest_path_tree
 from graphmem.core.validation import (
     MAX_COUNT,
     SearchFilters,
@@ -76,13 +80,15 @@ class History(BaseModel):
 
 
 class StoreStats(BaseModel):
-    """Counts over the store's unexpired memories, all links, and the conversation
-    side: threads, their unexpired messages, users, agents and registered prompts."""
+    """Counts over the store's unexpired memories, the links between them (a link
+    to an expired memory is not counted), and the conversation side: threads,
+    their unexpired messages, users, agents and registered prompts."""
 
     model_config = ConfigDict(frozen=True)
 
     memories: int
     links: int
+    """Links whose two ends are unexpired memories."""
     by_type: dict[str, int]
     by_status: dict[str, int]
     by_user: dict[str, int]
@@ -104,22 +110,6 @@ def links_among(
     memory goes with it), in their order."""
     ids = {record.id for record in records}
     return [link for link in links if link.source_record_id in ids and link.target_record_id in ids]
-
-
-def _nest(
-    node_id: str,
-    children: Mapping[Any, list[TreeEntry]],
-    relations: Mapping[str, RecordRelation],
-    records: Mapping[str, MemoryRecord],
-    include_invalid: bool,
-) -> SearchResult:
-    linked = [
-        (relations[c.relation_id], _nest(c.node, children, relations, records, include_invalid))
-        for c in children.get(node_id, [])
-    ]
-    return SearchResult(
-        record=records[node_id], linked_results=linked, include_invalid_results=include_invalid
-    )
 
 
 class ExploreOperations:
@@ -189,7 +179,12 @@ class ExploreOperations:
             now=self._clock(),
         )
         with self._store.transaction(write=False):  # one snapshot, whoever writes
-            return _tree(self, self.get_memory(memory_id), hops, cap, filters)
+            root = self.get_memory(memory_id)
+            # the store's level expansion, as a search's; then one read of the records
+            linked = list(self._store.expand([root.id], filters, hops, cap))
+            records = self._store.get_memories([node.entry.node for node in linked])
+        records[root.id] = root
+        return assemble_results([(root.id, None)], records, linked, True)[0]
 
     def explain_invalid(self: MemoryApi, memory_id: str) -> Invalidation:
         """Why a memory is invalid: the lifecycle links that target it.
@@ -241,11 +236,14 @@ class ExploreOperations:
 
         Links are followed in both directions, through unexpired memories only (an
         expired one is neither returned nor passed through, as in a tree; a start
-        memory is returned whatever its expiry). Records come in order of
-        distance, then id; links oldest first. One read transaction.
+        memory is returned whatever its expiry). Every link between two returned
+        memories is returned, two at the last hop (or two starts) included: the
+        links of each returned memory are read, so a hub among them costs its
+        degree. Records come in order of distance, then id; links oldest first.
+        One read transaction.
 
         Raises:
-            NotFoundError: a start memory does not exist.
+            NotFoundError: a start memory does not exist (named as ``memory_ids``).
             InvalidArgumentError: ``memory_ids`` is not a collection of ids.
         """
         self._check_open()
@@ -255,7 +253,11 @@ class ExploreOperations:
         starts = sorted({check_id("memory_ids", memory_id) for memory_id in memory_ids})
         live = SearchFilters(now=self._clock())
         with self._store.transaction(write=False):
-            seen = {memory_id: self.get_memory(memory_id) for memory_id in starts}
+            found = self._store.get_memories(starts)
+            for memory_id in starts:
+                if memory_id not in found or found[memory_id].record_type not in MEMORY_TYPES:
+                    raise NotFoundError(f"memory_ids: no memory {memory_id!r}")
+            seen = {memory_id: found[memory_id] for memory_id in starts}
             links: dict[str, RecordRelation] = {}
             frontier = starts
             for _ in range(hops):
@@ -263,13 +265,16 @@ class ExploreOperations:
                 for node in frontier:
                     for link in self.list_record_links(node):
                         links[link.id] = link
-                        reached.update({link.source_record_id, link.target_record_id} - set(seen))
-                frontier = []
-                for node in sorted(reached):
-                    record = self.get_memory(node)
-                    if record_passes(record, live):
-                        seen[node] = record
-                        frontier.append(node)
+                        reached.update((link.source_record_id, link.target_record_id))
+                found = self._store.get_memories(sorted(reached - seen.keys()))
+                frontier = [node for node in sorted(found) if record_passes(found[node], live)]
+                seen.update((node, found[node]) for node in frontier)
+            # The outer ring (the starts when num_hops is 0) was not expanded: two of
+            # its memories may be linked. Its links to memories outside are dropped.
+            for node in frontier:
+                for link in self.list_record_links(node):
+                    if link.source_record_id in seen and link.target_record_id in seen:
+                        links[link.id] = link
         kept = links_among(seen.values(), links.values())
         kept.sort(key=lambda link: (link.created_at, link.id))
         return list(seen.values()), kept
@@ -328,32 +333,6 @@ class ExploreOperations:
                 **link.model_dump(exclude={"id", "source_record_id", "target_record_id"}),
             )
         return graph
-
-
-def _tree(
-    memory: MemoryApi, root: MemoryRecord, hops: int, cap: int | None, filters: SearchFilters
-) -> SearchResult:
-    """The tree of :meth:`ExploreOperations.tree`, read inside the caller's transaction."""
-    records: dict[str, MemoryRecord] = {root.id: root}
-    relations: dict[str, RecordRelation] = {}
-
-    def neighbors(node: str) -> list[Neighbor]:
-        found = []
-        for link in memory.list_record_links(node):
-            relations[link.id] = link
-            other = link.target_record_id
-            if other == node:
-                other = link.source_record_id
-            found.append(Neighbor(link.created_at, link.id, other))
-        return found
-
-    def allowed(node: str) -> bool:
-        if node not in records:
-            records[node] = memory.get_memory(node)
-        return record_passes(records[node], filters)
-
-    entries = shortest_path_tree(root.id, neighbors, hops, cap, allowed)
-    return _nest(root.id, children_by_parent(entries), relations, records, True)
 
 
 def _walk(memory: MemoryApi, start: str, towards: str, max_depth: int) -> list[HistoryStep]:

@@ -232,7 +232,9 @@ class MemoryAdds(MemoryWrites, LinkWrites):
         Each item holds the keyword arguments of :meth:`add_memory` (``content``
         required). Texts are embedded in batches. All or nothing: one bad item or
         one duplicate id rejects the whole call. ``if_exists`` applies to every
-        item as in :meth:`add_memory`.
+        item as in :meth:`add_memory`; with ``"skip"`` the ids are looked up
+        first and only the texts of the memories not stored are embedded (a
+        retried batch embeds nothing twice).
 
         Raises:
             InvalidArgumentError: a bad item (the message names its index), or an
@@ -244,6 +246,8 @@ class MemoryAdds(MemoryWrites, LinkWrites):
         self._check_open()
         policy = check_if_exists(if_exists)
         new = self._new_memories(memories)
-        if new:
+        if new and policy == "skip":
+            self._insert_unstored(new)
+        elif new:
             self._insert(new, self._embed([m.content for m in new]), batch=True, if_exists=policy)
         return [m.record_id for m in new]

@@ -142,6 +142,39 @@ class MemoryWrites(StoreHandle):
             self._write_memories(memories, vectors, skip=stored)
             return stored
 
+    def _insert_unstored(self, memories: Sequence[NewMemory]) -> None:
+        """``add_memories(..., if_exists="skip")``: embed only the memories not stored.
+
+        The ids are read first; the writing transaction looks them up again, so
+        a memory stored since is kept as stored (:meth:`_insert`) and one deleted
+        since, whose text was not embedded, sends the call round once more to
+        embed it (the embedder never runs inside the write transaction).
+        """
+        ids = [m.record_id for m in memories]
+        with self._store.transaction(write=False):
+            kinds = self._stored_kinds(ids)
+        vectors: dict[str, npt.NDArray[np.float32]] = {}
+        while True:
+            # a message's id is embedded too: the write refuses it (_insert)
+            todo = [
+                m
+                for m in memories
+                if m.record_id not in vectors and kinds.get(m.record_id) in (None, "message")
+            ]
+            if todo:
+                found = self._embed([m.content for m in todo])
+                vectors.update(zip([m.record_id for m in todo], found, strict=True))
+            with self._store.transaction():
+                unembedded = [rid for rid in ids if rid not in vectors]
+                kinds = self._stored_kinds(unembedded)
+                if any(kinds.get(rid) in (None, "message") for rid in unembedded):
+                    continue  # deleted (or become a message) since the read
+                embedded = [m for m in memories if m.record_id in vectors]
+                if embedded:
+                    matrix = np.stack([vectors[m.record_id] for m in embedded])
+                    self._insert(embedded, matrix, batch=True, if_exists="skip")
+                return
+
     def _write_memories(
         self,
         memories: Sequence[NewMemory],

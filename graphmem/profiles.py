@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.core.validation import check_id, check_metadata, check_non_negative, check_positive
-from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
+from graphmem.core.validation import (
+    check_id,
+    check_information,
+    check_metadata,
+    check_non_negative,
+    check_positive,
+)
+from graphmem.errors import ConflictError, NotFoundError
 from graphmem.handle import StoreHandle
 from graphmem.thread_models import Profile
 
 __all__ = ["ProfileOperations"]
 
-_MAX_INFORMATION = 100_000
 _THREAD_PAGE = 500
 
 
@@ -24,16 +29,10 @@ class ProfileOperations(StoreHandle):
     ) -> str:
         self._check_open()
         pid = check_id(f"{kind}_id", profile_id)
-        if information is not None and (
-            not isinstance(information, str) or len(information) > _MAX_INFORMATION
-        ):
-            raise InvalidArgumentError(
-                "information", f"must be None or a string of at most {_MAX_INFORMATION} characters"
-            )
         profile = Profile(
             kind=kind,
             id=pid,
-            information=information,
+            information=check_information(information),
             metadata=check_metadata("metadata", metadata),
             created_at=self._clock(),
         )
@@ -80,6 +79,8 @@ class ProfileOperations(StoreHandle):
 
         Raises:
             ConflictError: the user exists already.
+            InvalidArgumentError: a bad ``user_id``, ``information`` (None, or valid
+                Unicode text of at most 100,000 characters) or ``metadata``.
         """
         return self._add_profile("user", user_id, information, metadata)
 
@@ -117,6 +118,8 @@ class ProfileOperations(StoreHandle):
 
         Raises:
             ConflictError: the agent exists already.
+            InvalidArgumentError: a bad ``agent_id``, ``information`` (None, or valid
+                Unicode text of at most 100,000 characters) or ``metadata``.
         """
         return self._add_profile("agent", agent_id, information, metadata)
 

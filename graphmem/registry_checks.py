@@ -15,6 +15,7 @@ from graphmem.core.validation import (
     check_metadata,
     check_non_negative,
     check_positive,
+    check_text,
 )
 from graphmem.errors import InvalidArgumentError
 from graphmem.registry_errors import PromptArgumentError
@@ -66,7 +67,10 @@ def check_description(value: object) -> str:
             "description",
             f"is required: 1 to {MAX_DESCRIPTION_LENGTH} characters, not blank; got {len(value)}",
         )
-    return value
+    try:
+        return check_text("description", value)
+    except InvalidArgumentError as exc:
+        raise PromptArgumentError("description", exc.detail) from None
 
 
 def check_annotations(value: object) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from graphmem.core.validation import (
     check_content,
     check_flag,
     check_id,
+    check_information,
     check_metadata,
     check_non_negative,
     check_optional_id,
@@ -50,7 +51,6 @@ __all__ = [
 
 EXTRA_KINDS = ("user", "agent", "thread", "message", "prompt")
 """The kinds of line besides memories and links, in the order they are written."""
-_MAX_INFORMATION = 100_000
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
 
 
@@ -92,13 +92,7 @@ def _expires(item: Mapping[str, Any], now: datetime) -> datetime | None:
 
 def _profile(kind: str, item: Mapping[str, Any], now: datetime) -> tuple[str, Any]:
     pid = check_id(f"{kind}_id", item.get(f"{kind}_id"))
-    information = item.get("information")
-    if information is not None and (
-        not isinstance(information, str) or len(information) > _MAX_INFORMATION
-    ):
-        raise InvalidArgumentError(
-            "information", f"must be None or a string of at most {_MAX_INFORMATION} characters"
-        )
+    information = check_information(item.get("information"))
     metadata = check_metadata("metadata", item.get("metadata"))
     return pid, Profile(
         kind=kind,

@@ -33,35 +33,34 @@ def test_a_read_of_many_statements_sees_one_snapshot(tmp_path: Path, call: str) 
     statements: the read still sees the store as it was when it began."""
     path = tmp_path / "m.db"
     memory, other = _chain(path), GraphMemory(path)
-    reads = memory.list_record_links
     deleted: list[str] = []
 
-    def list_then_delete(*args: object, **kwargs: object) -> object:
-        found = reads(*args, **kwargs)  # type: ignore[arg-type]
-        if not deleted:
-            deleted.append(other.delete_memory("leaf"))
-        return found
+    def then_delete(name: str) -> None:
+        """Make ``memory.<name>`` let the other connection delete "leaf" after its first call."""
+        read = getattr(memory, name)
 
-    memory.list_record_links = list_then_delete  # type: ignore[method-assign]
-    start = "mid"
-    if call == "tree":
-        ids = [child.id for _, child in memory.tree(start).linked_results]
-        assert sorted(ids) == ["leaf", "root"]
-    elif call == "subgraph":
-        records, _ = memory.subgraph([start])
-        assert [r.id for r in records] == ["mid", "leaf", "root"]
-    elif call == "history":
-        assert [s.record.id for s in memory.history(start).newer] == ["leaf"]
-    else:
-        get = memory.get_memory
-
-        def get_then_delete(memory_id: str) -> object:
-            found = get(memory_id)
+        def read_then_delete(*args: object, **kwargs: object) -> object:
+            found = read(*args, **kwargs)
             if not deleted:
                 deleted.append(other.delete_memory("leaf"))
             return found
 
-        memory.get_memory = get_then_delete  # type: ignore[method-assign]
+        setattr(memory, name, read_then_delete)
+
+    start = "mid"
+    if call == "tree":  # the root is read, then its tree
+        then_delete("get_memory")
+        ids = [child.id for _, child in memory.tree(start).linked_results]
+        assert sorted(ids) == ["leaf", "root"]
+    elif call == "subgraph":
+        then_delete("list_record_links")
+        records, _ = memory.subgraph([start])
+        assert [r.id for r in records] == ["mid", "leaf", "root"]
+    elif call == "history":
+        then_delete("list_record_links")
+        assert [s.record.id for s in memory.history(start).newer] == ["leaf"]
+    else:
+        then_delete("get_memory")
         assert [r.id for _, r in memory.explain_invalid(start).reasons] == ["leaf"]
     assert deleted  # the other connection did delete it meanwhile
     memory.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import sqlite3
 
 import networkx as nx
 import pytest
@@ -56,6 +57,48 @@ def test_tree_equals_the_tree_search_attaches(seed: int) -> None:
             assert _shape(memory.tree(result.id, hops, cap)) == _shape(result)
 
 
+def _star(leaves: int) -> GraphMemory:
+    memory = GraphMemory(":memory:")
+    memory.add_memories(
+        [{"content": "hub", "memory_id": "hub"}]
+        + [{"content": f"leaf {i}", "memory_id": f"leaf{i}"} for i in range(leaves)]
+    )
+    memory.add_record_links(
+        {
+            "source_record_id": "hub",
+            "source_record_type": "memory",
+            "target_record_id": f"leaf{i}",
+            "target_record_type": "memory",
+            "relation_type": "supports",
+        }
+        for i in range(leaves)
+    )
+    return memory
+
+
+def _statements(memory: GraphMemory, root: str, cap: int | None) -> tuple[int, int]:
+    """The SQL statements a 2-hop tree of ``root`` runs, and its linked records."""
+    conn = memory._store._conn  # type: ignore[attr-defined]
+    assert isinstance(conn, sqlite3.Connection)
+    run: list[str] = []
+    conn.set_trace_callback(run.append)
+    try:
+        tree = memory.tree(root, 2, cap)
+    finally:
+        conn.set_trace_callback(None)
+    return len(run), len(_shape(tree)) + sum(len(_shape(c)) for _, c in tree.linked_results)
+
+
+@pytest.mark.parametrize(("root", "cap"), [("hub", 5), ("hub", None), ("leaf1", 5)])
+def test_tree_of_a_hub_runs_as_many_statements_whatever_its_degree(
+    root: str, cap: int | None
+) -> None:
+    """Each level is read in a few statements, not one per reached neighbour."""
+    (few, shown_of_20), (many, shown_of_400) = (_statements(_star(n), root, cap) for n in (20, 400))
+    assert few == many
+    assert (shown_of_20, shown_of_400) == ((20, 400) if cap is None else (cap, cap))
+
+
 def test_tree_applies_filters_to_linked_records(chain: GraphMemory) -> None:
     assert [c.id for _, c in chain.tree("c", 1).linked_results] == ["b", "d"]
     assert [c.id for _, c in chain.tree("c", 1, user_id="u1").linked_results] == ["b"]
@@ -91,6 +134,39 @@ def test_subgraph_keeps_links_among_reached_records(chain: GraphMemory) -> None:
     records, links = chain.subgraph(["a"], 2)
     assert [r.id for r in records] == ["a", "b", "c"]
     assert [link.id for link in links] == ["l1", "l2"]
+
+
+@pytest.fixture
+def triangle() -> GraphMemory:
+    """a -supports-> b, a -supports-> c, b -supersedes-> c: b and c are a's ring."""
+    m = GraphMemory(":memory:")
+    for mid in "abc":
+        m.add_memory(f"memory {mid}", memory_id=mid)
+    m.link_records("a", "memory", "b", "memory", "supports", relation_id="l1")
+    m.link_records("a", "memory", "c", "memory", "supports", relation_id="l2")
+    m.link_records("b", "memory", "c", "memory", "supersedes", relation_id="l3")
+    return m
+
+
+@pytest.mark.parametrize(
+    ("starts", "hops", "ids", "link_ids"),
+    [
+        (["a"], 1, ["a", "b", "c"], ["l1", "l2", "l3"]),  # l3: b and c both at the last hop
+        (["c"], 1, ["c", "a", "b"], ["l1", "l2", "l3"]),  # l1: a and b both at the last hop
+        (["b", "c"], 0, ["b", "c"], ["l3"]),  # l3: between two starts
+    ],
+)
+def test_subgraph_keeps_the_links_between_records_of_its_outer_ring(
+    triangle: GraphMemory, starts: list[str], hops: int, ids: list[str], link_ids: list[str]
+) -> None:
+    records, links = triangle.subgraph(starts, hops)
+    assert [r.id for r in records] == ids
+    assert [link.id for link in links] == link_ids
+
+
+def test_subgraph_unknown_start_names_memory_ids(chain: GraphMemory) -> None:
+    with pytest.raises(NotFoundError, match=r"^memory_ids: no memory 'zz'"):
+        chain.subgraph(["a", "zz"])
 
 
 def test_stats_counts(chain: GraphMemory) -> None:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 import pytest
 
-from graphmem import ConflictError, GraphMemory, InvalidArgumentError
+from graphmem import ConflictError, GraphMemory, HashingEmbedder, InvalidArgumentError
 
 
 @pytest.fixture
@@ -105,8 +111,6 @@ class _CountingLlm:
 
 
 def test_skip_of_a_stored_memory_writes_no_link_and_asks_no_model() -> None:
-    from graphmem import HashingEmbedder
-
     llm, embedder = _CountingLlm(), HashingEmbedder(dim=8)
     embedded = []
     original = embedder.embed
@@ -128,3 +132,65 @@ def test_skip_of_a_stored_memory_writes_no_link_and_asks_no_model() -> None:
         assert memory.get_memory("b").status == "valid"
         assert (len(embedded), llm.calls) == (before, 0)
         assert memory.get_memory("a").content == "Tea."
+
+
+class _CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, keeping the texts of each call; ``meanwhile`` runs once,
+    at the first call after it is set (another connection writing between the
+    lookup of add_memories and its write)."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=8)
+        self.calls: list[list[str]] = []
+        self.meanwhile: Callable[[], object] | None = None
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.calls.append(list(texts))
+        if self.meanwhile is not None:
+            run, self.meanwhile = self.meanwhile, None
+            run()
+        return super().embed(texts)
+
+
+def _items(count: int) -> list[dict[str, Any]]:
+    return [{"content": f"fact number {i}", "memory_id": f"f{i}"} for i in range(count)]
+
+
+def test_add_memories_skip_embeds_only_the_memories_not_stored() -> None:
+    embedder = _CountingEmbedder()
+    with GraphMemory(":memory:", embedder=embedder) as memory:
+        memory.add_memories(_items(40))
+        embedder.calls.clear()
+        assert memory.add_memories(_items(40), if_exists="skip") == [f"f{i}" for i in range(40)]
+        assert embedder.calls == []  # a retried batch embeds nothing
+        more = [*_items(45)[35:], {"content": "f3 again", "memory_id": "f3"}]
+        memory.add_memories(more, if_exists="skip")
+        assert embedder.calls == [[f"fact number {i}" for i in range(40, 45)]]
+        assert memory.get_memory("f3").content == "fact number 3"
+        assert len(memory.list_memories(limit=100)) == 45
+
+
+def test_add_memories_skip_rechecks_the_ids_in_its_write(tmp_path: Path) -> None:
+    """Between the lookup and the write another connection stores one new id (it is
+    kept as stored) and deletes one stored memory (it is embedded and written)."""
+    embedder = _CountingEmbedder()
+    path = tmp_path / "m.db"
+    with (
+        GraphMemory(path, embedder=embedder) as memory,
+        GraphMemory(path, embedder=HashingEmbedder(dim=8)) as other,
+    ):
+        memory.add_memories(_items(3))
+        embedder.calls.clear()
+
+        def meanwhile() -> None:
+            other.add_memory("stored meanwhile", memory_id="f3")
+            other.delete_memory("f1")
+
+        embedder.meanwhile = meanwhile
+        ids = memory.add_memories(_items(5), if_exists="skip")
+        assert ids == ["f0", "f1", "f2", "f3", "f4"]
+        assert embedder.calls == [["fact number 3", "fact number 4"], ["fact number 1"]]
+        assert memory.get_memory("f3").content == "stored meanwhile"
+        assert memory.get_memory("f1").content == "fact number 1"
+        (hit,) = memory.search("fact number 1", max_results=1, num_hops=0)
+        assert hit.id == "f1" and hit.distance == pytest.approx(0.0, abs=1e-6)

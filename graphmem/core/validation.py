@@ -29,11 +29,13 @@ __all__ = [
     "MAX_CONTENT_LENGTH",
     "MAX_COUNT",
     "MAX_ID_LENGTH",
+    "MAX_INFORMATION_LENGTH",
     "SearchFilters",
     "check_content",
     "check_flag",
     "check_hops",
     "check_id",
+    "check_information",
     "check_metadata",
     "check_metadata_filter",
     "check_non_negative",
@@ -57,6 +59,8 @@ MAX_CONTENT_LENGTH = 100_000
 """Characters of memory content and of a search query. Far above what an embedding
 model reads (a few thousand tokens), and it keeps one call's embedding work and
 memory small (10 MB of text took seconds and over a GB in the embedder)."""
+MAX_INFORMATION_LENGTH = 100_000
+"""Characters of a user's or agent's free-form information."""
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,29}")
 _INT64 = 2**63
 
@@ -143,6 +147,19 @@ def check_query(value: object) -> str:
         raise InvalidArgumentError("query", "must be a non-empty string")
     _check_length("query", value)
     return check_text("query", value)
+
+
+def check_information(value: object) -> str | None:
+    """A user's or agent's information: ``None``, or valid Unicode text of at most
+    MAX_INFORMATION_LENGTH characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_INFORMATION_LENGTH:
+        raise InvalidArgumentError(
+            "information",
+            f"must be None or a string of at most {MAX_INFORMATION_LENGTH} characters",
+        )
+    return check_text("information", value)
 
 
 def _check_length(argument: str, value: str) -> None:

@@ -128,6 +128,30 @@ def test_export_mermaid_and_dot_of_a_subgraph(graphmem, pizza_db: Path) -> None:
     assert '"neap" -> "sour" [label="refines"];' in dot and "far" not in dot
 
 
+@pytest.mark.parametrize(("roots", "hops"), [(("a",), "1"), (("b", "c"), "0")])
+def test_export_of_a_subgraph_keeps_the_links_of_its_outer_ring(
+    graphmem, db: Path, tmp_path, roots: tuple[str, ...], hops: str
+) -> None:
+    """b supersedes c, both at the last hop (or both roots): the link is exported,
+    and the copy shows c invalid as the store does."""
+    with GraphMemory(db) as memory:
+        for mid in "abc":
+            memory.add_memory(f"memory {mid}", memory_id=mid)
+        memory.link_records("a", "memory", "b", "memory", "supports")
+        memory.link_records("a", "memory", "c", "memory", "supports")
+        memory.link_records("b", "memory", "c", "memory", "supersedes", relation_id="l-sup")
+    dump = tmp_path / "sub.jsonl"
+    args = [arg for root in roots for arg in ("--root", root)]
+    assert graphmem("export", *args, "--hops", hops, "-o", str(dump)).code == 0
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert "l-sup" in [line.get("relation_id") for line in lines if line["kind"] == "link"]
+    copy = tmp_path / "sub.db"
+    assert graphmem("import", str(dump), "--db", str(copy)).code == 0
+    with GraphMemory(copy) as restored:
+        assert restored.get_memory("c").status == "invalid"
+        assert [link.id for link in restored.list_record_links("c", "supersedes")] == ["l-sup"]
+
+
 def test_export_unknown_root_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
     user_error(graphmem("export", "--format", "dot", "--root", "nope"), "nope")
 
@@ -310,6 +334,33 @@ def test_import_message_before_its_thread_names_the_line(graphmem, db, tmp_path,
     message |= {"content": "x", "position": 0}
     source.write_text(json.dumps({"kind": "memory", "content": "a"}) + "\n" + json.dumps(message))
     user_error(graphmem("import", str(source)), "line 2: thread_id: no thread 't9'")
+
+
+@pytest.mark.parametrize(
+    ("line", "argument"),
+    [
+        ({"kind": "user", "user_id": "u1", "information": "hi \ud800"}, "information"),
+        ({"kind": "agent", "agent_id": "a1", "information": "hi \ud800"}, "information"),
+        (
+            {
+                "kind": "prompt",
+                "prompt_id": "p",
+                "description": "hi \ud800",
+                "versions": [{"vid": 0, "prompt": "Extract dates."}],
+            },
+            "description",
+        ),
+    ],
+)
+def test_import_of_text_that_is_not_unicode_names_the_line(
+    graphmem, db, tmp_path, user_error, line: dict[str, object], argument: str
+) -> None:
+    """A lone surrogate (an escape in the JSON) cannot be stored as UTF-8."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"kind": "memory", "content": "a"}) + "\n" + json.dumps(line))
+    user_error(graphmem("import", str(source)), f"line 2: {argument}: is not valid Unicode text")
+    stats = graphmem("stats", "--json").json()
+    assert (stats["memories"], stats["users"], stats["agents"], stats["prompts"]) == (0, 0, 0, 0)
 
 
 def test_import_into_a_read_only_store_is_a_store_error(
