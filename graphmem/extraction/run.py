@@ -18,14 +18,19 @@ import numpy as np
 import numpy.typing as npt
 
 from graphmem.ai.protocols import LlmProtocol
-from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import SearchFilters, format_time, utc_now
 from graphmem.extraction.config import (
     MAX_LINK_CANDIDATES,
     MemoryExtractionConfig,
     MemoryLinkExtractionMode,
 )
-from graphmem.extraction.linking import LinkPlan, ask_links, candidates_near, checked_links
+from graphmem.extraction.linking import (
+    LinkPlan,
+    ask_links,
+    candidates_near,
+    checked_links,
+    link_scope,
+)
 from graphmem.extraction.models import (
     PROVENANCE_KEY,
     ExtractedRecord,
@@ -179,13 +184,11 @@ def _model_name(llm: LlmProtocol) -> str:
 
 
 def _scope(memory: GraphMemory, info: ThreadInfo) -> SearchFilters:
-    """Link candidates: the thread user's memory-like records, from any agent
-    (a thread's agent defaults to a fresh id, which would hide every stored memory)."""
-    return SearchFilters(
-        user_id=info.user_id,
-        agent_id=None if info.user_id else info.agent_id,
-        record_types=MEMORY_TYPES,
-        now=memory._clock(),
+    """Link candidates: the thread user's memory-like records, from any agent (a
+    thread's agent defaults to a fresh id, which would hide every stored memory);
+    for a thread without a user, the records of its agent that have no user."""
+    return link_scope(
+        info.user_id, info.agent_id, memory._clock(), any_agent=info.user_id is not None
     )
 
 

@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
+from graphmem.core.validation import SearchFilters
 
 SIZES = (100, 400)
 _serial = itertools.count()
@@ -110,6 +112,15 @@ def _new_agent(memory: GraphMemory) -> str:
 
 
 RARE = {"rare": "yes"}
+
+
+def _unowned_candidates(memory: GraphMemory, _: Any) -> Any:
+    """Link candidates of a memory without a user or agent, read from SQL (a
+    metadata filter): the rows without a user, through the user index."""
+    filters = SearchFilters(without_user=True, without_agent=True, metadata_filter=RARE)
+    return memory._store.nearest(filters, np.ones(8, np.float32), 5, False)
+
+
 CALLS: dict[str, tuple[Callable[[GraphMemory], Any] | None, Callable[[GraphMemory, Any], Any]]] = {
     "list_memories metadata": (None, lambda m, _: m.list_memories(metadata_filter=RARE)),
     "list_memories page": (None, lambda m, _: m.list_memories(limit=5, offset=20)),
@@ -117,6 +128,7 @@ CALLS: dict[str, tuple[Callable[[GraphMemory], Any] | None, Callable[[GraphMemor
     "list_memories agent": (None, lambda m, _: m.list_memories(agent_id="small-agent")),
     "list_memories thread": (None, lambda m, _: m.list_memories(thread_id="t-small")),
     "search vector metadata": (None, lambda m, _: m.search("zebra", metadata_filter=RARE)),
+    "link candidates without an owner": (None, _unowned_candidates),
     "search keyword thread": (
         None,
         lambda m, _: m.search("apple", thread_id="t-small", strategy="keyword"),
