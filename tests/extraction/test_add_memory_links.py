@@ -103,7 +103,7 @@ def test_add_memory_autonomous_linking_links_one_memory(server: ModelServer) -> 
         assert edges == {("Sourdough now.", "supersedes", thin)}
         assert invariant_violations(mem) == []
         (request,) = server.requests_to("chat/completions")
-        assert "new-0 (preference): Sourdough now." in prompt_of(request.body)
+        assert 'new-0 (preference): "Sourdough now."' in prompt_of(request.body)
 
 
 OWNERS = {
