@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -99,10 +100,12 @@ class ExtractionRequest:
             return False
         return self.thread_born is None or format_time(info.created_at) == self.thread_born
 
-    def job_row(self, status: str, result: dict[str, Any] | None = None) -> StoredJob:
-        """The job row of this request, new now: ``queued``, or ``done`` with its
-        ``result`` for an extraction run at once."""
-        now = utc_now()
+    def job_row(
+        self, status: str, result: dict[str, Any] | None = None, now: datetime | None = None
+    ) -> StoredJob:
+        """The job row of this request, new ``now`` (None: now): ``queued``, or
+        ``done`` with its ``result`` for an extraction run at once."""
+        now = now or utc_now()
         return StoredJob(
             job_id=self.job_id,
             kind=JOB_KIND,

@@ -243,6 +243,21 @@ def test_list_jobs_reads_the_thread_or_status_index_and_pages_in_order(
     assert "SEARCH graphmem_job USING INDEX graphmem_job_queue_ix (status=?)" in details
 
 
+def test_next_job_reads_the_queue_and_each_threads_jobs_through_indexes(
+    memory: GraphMemory,
+) -> None:
+    """The due jobs in the queue's order; for each, its thread's running and queued
+    jobs (one thread's jobs run one at a time, in order) through the thread index."""
+    plan = _details(_plan(memory, "next-job", now=NOW, thread_id=None))
+    assert plan[0] == "SEARCH j USING INDEX graphmem_job_queue_ix (status=? AND not_before<?)"
+    thread_reads = [d for d in plan if "graphmem_job_thread_ix" in d]
+    assert thread_reads == [
+        "SEARCH r USING INDEX graphmem_job_thread_ix (thread_id=? AND status=?)",
+        "SEARCH q USING INDEX graphmem_job_thread_ix (thread_id=? AND status=?)",
+    ]
+    assert _table_scans(_plan(memory, "next-job", now=NOW, thread_id=None)) == []
+
+
 # 8. list_users / list_agents --------------------------------------------------------------
 
 
