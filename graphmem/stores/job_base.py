@@ -115,7 +115,8 @@ class JobStore(ABC):
 
     @abstractmethod
     def hand_back_jobs(self, owner: str, now: datetime) -> int:
-        """Queue again the running jobs of ``owner``, which is closing."""
+        """Queue again the running jobs of ``owner``, which is closing, taking back
+        the attempt their claim counted (a clean close is not an abandonment)."""
 
     @abstractmethod
     def retry_job(self, job_id: str, now: datetime) -> bool:

@@ -167,7 +167,8 @@ class MemoryJobs(JobStore):
 
     def hand_back_jobs(self, owner: str, now: datetime) -> int:
         held = [j for j in self._jobs.values() if j.status == "running" and j.owner == owner]
-        return self._requeue(held, now, None)
+        # the claim's attempt is taken back, as hand-back-jobs does
+        return self._requeue([replace(j, attempts=max(0, j.attempts - 1)) for j in held], now, None)
 
     def _requeue(self, jobs: list[StoredJob], now: datetime, abandon_limit: int | None) -> int:
         """Queue ``jobs`` again; with ``abandon_limit``, fail those claimed that many

@@ -98,9 +98,11 @@ SELECT DISTINCT owner FROM graphmem_job WHERE status = 'running';
 
 -- name: hand-back-jobs
 -- An owner that is closing gives its running jobs back to the queue; the attempt
--- is not held against the job.
+-- is not held against the job: the claim's count is taken back, so clean closes
+-- never add up to release-jobs' :abandon_limit.
 UPDATE graphmem_job
-SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
+SET status = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
+    owner = NULL, lease_until = NULL, updated_at = :now
 WHERE status = 'running' AND owner = :owner;
 
 -- name: release-jobs
