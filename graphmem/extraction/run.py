@@ -169,15 +169,9 @@ def _window(
             (m for m in found.values() if m.thread_id == request.thread_id),
             key=lambda m: m.position,
         )
-    else:
+    else:  # the last ``size`` unexpired messages before the job's mark
         upto = info.message_count if request.upto is None else request.upto
-        after = max(0, info.message_count - upto)
-        with store.transaction(write=False):
-            count = store.count_messages(request.thread_id, now)
-            page = store.list_messages(
-                request.thread_id, now, size + after, max(0, count - after - size)
-            )
-        chosen = [m for m in page if m.position < upto][-size:]
+        chosen = store.window_messages(request.thread_id, now, upto, size)
     return [WindowMessage(m.id, m.role, m.content, dict(m.metadata)) for m in chosen]
 
 

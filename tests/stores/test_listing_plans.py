@@ -258,6 +258,15 @@ def test_next_job_reads_the_queue_and_each_threads_jobs_through_indexes(
     assert _table_scans(_plan(memory, "next-job", now=NOW, thread_id=None)) == []
 
 
+def test_an_extraction_window_reads_backwards_from_its_mark(memory: GraphMemory) -> None:
+    """The last messages before the job's mark, newest first, from the thread's
+    message index: no sort, and no read of the messages after the mark."""
+    plan = _details(_plan(memory, "list-window-messages", thread_id="t", now=NOW, upto=50, size=10))
+    assert plan == [
+        "SEARCH m USING INDEX graphmem_memory_message_ix (thread_id=? AND message_position<?)"
+    ]
+
+
 # 8. list_users / list_agents --------------------------------------------------------------
 
 
