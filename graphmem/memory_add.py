@@ -18,6 +18,7 @@ from graphmem.ai.protocols import LlmProtocol
 from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import check_flag, check_id
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
+from graphmem.extraction.config import MemoryExtractionConfig
 from graphmem.extraction.linking import LinkPlan, ask_links, checked_links, link_scope
 from graphmem.extraction.models import ExtractedRecord
 from graphmem.extraction.prompting import LINK_TYPES
@@ -33,6 +34,7 @@ class MemoryAdds(MemoryWrites, LinkWrites):
     """Mixed into :class:`graphmem.GraphMemory`: ``add_memory`` and ``add_memories``."""
 
     llm: LlmProtocol | None
+    _extraction_config: MemoryExtractionConfig
 
     def add_memory(
         self,
@@ -76,7 +78,9 @@ class MemoryAdds(MemoryWrites, LinkWrites):
                 links join the new memory to its nearest stored memories of exactly
                 its scope: the same ``user_id`` and the same ``agent_id``, where
                 None matches only None (a memory without a user sees only memories
-                without a user); at most 5 candidates, one LLM call. The
+                without a user); at most 5 candidates, one LLM call, steered by the
+                client's ``memory_link_extraction_custom_instructions``
+                (``GraphMemory(memory_extraction_config=...)``). The
                 proposals with the new memory at one end that pass
                 ``link_records``' checks are written with the memory, the others
                 are dropped.
@@ -125,7 +129,8 @@ class MemoryAdds(MemoryWrites, LinkWrites):
         if llm is not None:
             scope = link_scope(memory.user_id, memory.agent_id, self._clock())
             record = ExtractedRecord(memory.record_type, memory.content, ())
-            plan = ask_links(self._store, llm, scope, [record], vectors, None)
+            instructions = self._extraction_config.memory_link_extraction_custom_instructions
+            plan = ask_links(self._store, llm, scope, [record], vectors, instructions)
         with self._store.transaction():
             if self._insert([memory], vectors, batch=False, if_exists=policy):
                 return memory.record_id  # kept as stored ("skip"): nothing else is written

@@ -13,6 +13,7 @@ from graphmem import (
     GraphMemory,
     HashingEmbedder,
     InvalidArgumentError,
+    MemoryExtractionConfig,
     NotFoundError,
 )
 from graphmem.testing import ModelServer
@@ -158,3 +159,14 @@ def test_add_memory_autonomous_linking_fills_its_candidates_from_its_scope(
         prompt = prompt_of(request.body)
         assert len(re.findall(r"^mem-\d+ ", prompt, re.MULTILINE)) == 5
         assert "recipe number" in prompt and prompt.count("Pizza on Fridays.") == 1
+
+
+def test_add_memory_autonomous_linking_follows_the_link_instructions(server: ModelServer) -> None:
+    server.add_rule(LINK_MARK, reply(links=[]))
+    rule = "Never propose supersedes links."
+    cfg = MemoryExtractionConfig(memory_link_extraction_custom_instructions=rule)
+    with memory(server, memory_extraction_config=cfg) as mem:
+        mem.add_memory("The user likes tea.", user_id="u")
+        mem.add_memory("The user likes green tea.", user_id="u", autonomous_linking=True)
+        (request,) = server.requests_to("chat/completions")
+        assert f"Linking instructions:\n{rule}\n" in prompt_of(request.body)
