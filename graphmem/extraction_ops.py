@@ -12,6 +12,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from graphmem.ai.protocols import LlmProtocol
@@ -130,12 +131,13 @@ class ExtractionOperations(StoreHandle):
             )
         return llm
 
-    def _queue(self, request: ExtractionRequest) -> bool:
-        """Insert the job unless it exists (inside the caller's transaction)."""
+    def _queue(self, request: ExtractionRequest, now: datetime | None = None) -> bool:
+        """Insert the job, created ``now`` (None: now), unless it exists (inside the
+        caller's transaction)."""
         store = self._store
         if store.get_job(request.job_id) is not None:
             return False
-        store.insert_job(request.job_row("queued"))
+        store.insert_job(request.job_row("queued", now=now))
         return True
 
     def _queue_for_messages(self, info: ThreadInfo, before: int, after: int) -> int:
@@ -162,7 +164,8 @@ class ExtractionOperations(StoreHandle):
         )
         born = format_time(info.created_at)
         queued = 0
-        for upto in marks:
+        start = utc_now()
+        for index, upto in enumerate(marks):
             name = f"graphmem-extract\0{info.thread_id}\0{born}\0{upto}"
             request = ExtractionRequest(
                 job_id=str(uuid.uuid5(uuid.NAMESPACE_URL, name)),
@@ -171,7 +174,8 @@ class ExtractionOperations(StoreHandle):
                 upto=upto,
                 thread_born=born,
             )
-            queued += self._queue(request)
+            # a thread's jobs run in the order of their creation times: one apart each
+            queued += self._queue(request, start + timedelta(microseconds=index))
         return queued
 
     def _wait_start(self, timeout: float | None) -> float | None:

@@ -16,9 +16,10 @@ from typing import Any
 
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.core.record_types import MEMORY_TYPES
-from graphmem.core.validation import SearchFilters, check_flag, check_id
+from graphmem.core.validation import check_flag, check_id
 from graphmem.errors import ConflictError, InvalidArgumentError, NotFoundError
-from graphmem.extraction.linking import LinkPlan, ask_links, checked_links
+from graphmem.extraction.config import MemoryExtractionConfig
+from graphmem.extraction.linking import LinkPlan, ask_links, checked_links, link_scope
 from graphmem.extraction.models import ExtractedRecord
 from graphmem.extraction.prompting import LINK_TYPES
 from graphmem.link_writes import LinkWrites
@@ -33,6 +34,7 @@ class MemoryAdds(MemoryWrites, LinkWrites):
     """Mixed into :class:`graphmem.GraphMemory`: ``add_memory`` and ``add_memories``."""
 
     llm: LlmProtocol | None
+    _extraction_config: MemoryExtractionConfig
 
     def add_memory(
         self,
@@ -73,8 +75,12 @@ class MemoryAdds(MemoryWrites, LinkWrites):
                 this one (``update_memory`` keeps the links). The id of a thread's
                 message is a ``ConflictError`` whatever the choice.
             autonomous_linking: ask the LLM (``GraphMemory(llm=...)``) which typed
-                links join the new memory to its nearest stored memories in the
-                same user/agent scope (at most 5 candidates, one LLM call); the
+                links join the new memory to its nearest stored memories of exactly
+                its scope: the same ``user_id`` and the same ``agent_id``, where
+                None matches only None (a memory without a user sees only memories
+                without a user); at most 5 candidates, one LLM call, steered by the
+                client's ``memory_link_extraction_custom_instructions``
+                (``GraphMemory(memory_extraction_config=...)``). The
                 proposals with the new memory at one end that pass
                 ``link_records``' checks are written with the memory, the others
                 are dropped.
@@ -121,14 +127,10 @@ class MemoryAdds(MemoryWrites, LinkWrites):
         vectors = self._embed([memory.content])
         plan = LinkPlan()
         if llm is not None:
-            scope = SearchFilters(
-                user_id=memory.user_id,
-                agent_id=memory.agent_id,
-                record_types=MEMORY_TYPES,
-                now=self._clock(),
-            )
+            scope = link_scope(memory.user_id, memory.agent_id, self._clock())
             record = ExtractedRecord(memory.record_type, memory.content, ())
-            plan = ask_links(self._store, llm, scope, [record], vectors, None)
+            instructions = self._extraction_config.memory_link_extraction_custom_instructions
+            plan = ask_links(self._store, llm, scope, [record], vectors, instructions)
         with self._store.transaction():
             if self._insert([memory], vectors, batch=False, if_exists=policy):
                 return memory.record_id  # kept as stored ("skip"): nothing else is written

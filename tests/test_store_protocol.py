@@ -11,6 +11,13 @@ class TestSqliteStore(StoreTests):
         return SqliteStore(":memory:", "graphmem")
 
 
+class TestSqliteStoreWithoutVectorCache(StoreTests):
+    """Every search read from SQL (select-search-candidates)."""
+
+    def make_store(self) -> Store:
+        return SqliteStore(":memory:", "graphmem", vector_cache=False)
+
+
 class TestMemoryStore(StoreTests):
     def make_store(self) -> Store:
         return MemoryStore()

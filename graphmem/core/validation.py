@@ -319,6 +319,12 @@ class SearchFilters:
     metadata_filter: dict[str, Any] | None = None
     now: datetime | None = None
     """The time against which expiry is judged (``None``: when the binds are made)."""
+    without_user: bool = False
+    """With ``user_id`` None: only the records that have no user (not those of any
+    user). Honoured by :meth:`~graphmem.stores.base.Store.nearest` only (the link
+    candidates of a new record are exactly its owner's)."""
+    without_agent: bool = False
+    """The same for ``agent_id``."""
 
     def binds(self) -> dict[str, Any]:
         """Bind values shared by every filtered statement.
@@ -333,6 +339,14 @@ class SearchFilters:
             "thread_id": self.thread_id,
             "record_types": json.dumps(list(self.record_types or MEMORY_TYPES)),
             "now": format_time(now),
+        }
+
+    def owner_binds(self) -> dict[str, int]:
+        """The binds of the nearest-records statements that keep only records without
+        a user or an agent (:attr:`without_user`, :attr:`without_agent`)."""
+        return {
+            "without_user": int(self.without_user and self.user_id is None),
+            "without_agent": int(self.without_agent and self.agent_id is None),
         }
 
     def metadata_pairs(self) -> list[tuple[str, str]]:

@@ -1,7 +1,9 @@
 """Durable extraction jobs: a bounded pool of worker threads over the store's job table.
 
-A worker claims the oldest due queued job (a conditional update, so two
-workers or two processes never hold the same job), runs it
+A worker claims the oldest due queued job whose thread runs no other job and
+has no older one queued (a conditional update, so two workers or two processes
+never hold the same job, and one thread's jobs run one at a time, in the order
+they were queued: overlapping windows see each other's records), runs it
 (:func:`~graphmem.extraction.run.plan_extraction`, then
 :func:`~graphmem.extraction.run.write_extraction`, whose transaction also marks
 the job done), and on an error records the failure: the job is queued again

@@ -1,10 +1,13 @@
 """Automatic linking: bounded candidate retrieval and the checks a proposal must pass.
 
 Candidates are the stored memory-like records nearest to a vector, valid ones
-only, of the thread's user (any agent; the agent's when the thread has no user):
-``POST_EXTRACTION`` takes up to :data:`LINK_CANDIDATES_PER_RECORD` per new
-record, ``DURING_EXTRACTION`` up to :data:`MAX_LINK_CANDIDATES` near the
-messages; both stop at :data:`MAX_LINK_CANDIDATES`.
+only, of the new records' owner (:func:`link_scope`): the same user, where no
+user means only records without one, and the same agent (no agent: only records
+without one), except that an extraction for a thread with a user takes that
+user's records of any agent. ``POST_EXTRACTION`` takes up to
+:data:`LINK_CANDIDATES_PER_RECORD` per new record, ``DURING_EXTRACTION`` up to
+:data:`MAX_LINK_CANDIDATES` near the messages; both stop at
+:data:`MAX_LINK_CANDIDATES`.
 
 A proposal becomes a link only if it passes what ``link_records`` checks, at
 write time inside the writing transaction: both ends among the records shown
@@ -19,7 +22,7 @@ and counted.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -35,7 +38,7 @@ from graphmem.extraction.models import Candidate, ExtractedRecord, LinkProposal
 from graphmem.extraction.prompting import LINK_TYPES, link_prompt, link_schema, parse_links
 from graphmem.stores.base import NewLink, Store
 
-__all__ = ["LinkPlan", "ask_links", "candidates_near", "checked_links"]
+__all__ = ["LinkPlan", "ask_links", "candidates_near", "checked_links", "link_scope"]
 
 
 @dataclass(frozen=True)
@@ -48,20 +51,38 @@ class LinkPlan:
     llm_calls: int = 0
 
 
+def link_scope(
+    user_id: str | None, agent_id: str | None, now: datetime, *, any_agent: bool = False
+) -> SearchFilters:
+    """The stored records a new record of ``user_id`` and ``agent_id`` may be linked
+    to: exactly that user's (None: only the records without a user, never another
+    user's) and that agent's (None: only the records without an agent), or, with
+    ``any_agent``, the user's records of every agent.
+
+    >>> from datetime import datetime, timezone
+    >>> scope = link_scope(None, "bot", datetime.now(timezone.utc))
+    >>> scope.owner_binds(), scope.agent_id
+    ({'without_user': 1, 'without_agent': 0}, 'bot')
+    """
+    return SearchFilters(
+        user_id=user_id,
+        agent_id=None if any_agent else agent_id,
+        record_types=MEMORY_TYPES,
+        now=now,
+        without_user=user_id is None,
+        without_agent=not any_agent and agent_id is None,
+    )
+
+
 def candidates_near(
     store: Store,
     filters: SearchFilters,
     vectors: npt.NDArray[np.float32],
     per_vector: int,
 ) -> tuple[Candidate, ...]:
-    """The stored records nearest to each vector, merged in order, at most
-    :data:`MAX_LINK_CANDIDATES`."""
-    scoped = SearchFilters(
-        user_id=filters.user_id,
-        agent_id=filters.agent_id,
-        record_types=MEMORY_TYPES,
-        now=filters.now,
-    )
+    """The stored records of ``filters``' scope (:func:`link_scope`) nearest to each
+    vector, merged in order, at most :data:`MAX_LINK_CANDIDATES`."""
+    scoped = replace(filters, thread_id=None, record_types=MEMORY_TYPES, metadata_filter=None)
     ids: list[str] = []
     with store.transaction(write=False):
         for vector in vectors:

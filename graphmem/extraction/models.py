@@ -34,7 +34,7 @@ PROVENANCE_KEY = "graphmem_extraction"
 BASE_PROMPT_ID = "graphmem:extract"
 """How provenance names graphmem's own extraction prompt (``graphmem/prompts/extract.md``)."""
 
-BASE_PROMPT_VERSION = 2
+BASE_PROMPT_VERSION = 3
 """The version of the base extraction prompt; raised whenever its text changes."""
 
 JobStatus = Literal["queued", "running", "done", "failed"]

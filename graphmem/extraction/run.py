@@ -12,20 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from graphmem.ai.protocols import LlmProtocol
-from graphmem.core.record_types import MEMORY_TYPES
 from graphmem.core.validation import SearchFilters, format_time, utc_now
 from graphmem.extraction.config import (
     MAX_LINK_CANDIDATES,
     MemoryExtractionConfig,
     MemoryLinkExtractionMode,
 )
-from graphmem.extraction.linking import LinkPlan, ask_links, candidates_near, checked_links
+from graphmem.extraction.linking import (
+    LinkPlan,
+    ask_links,
+    candidates_near,
+    checked_links,
+    link_scope,
+)
 from graphmem.extraction.models import (
     PROVENANCE_KEY,
     ExtractedRecord,
@@ -94,10 +100,12 @@ class ExtractionRequest:
             return False
         return self.thread_born is None or format_time(info.created_at) == self.thread_born
 
-    def job_row(self, status: str, result: dict[str, Any] | None = None) -> StoredJob:
-        """The job row of this request, new now: ``queued``, or ``done`` with its
-        ``result`` for an extraction run at once."""
-        now = utc_now()
+    def job_row(
+        self, status: str, result: dict[str, Any] | None = None, now: datetime | None = None
+    ) -> StoredJob:
+        """The job row of this request, new ``now`` (None: now): ``queued``, or
+        ``done`` with its ``result`` for an extraction run at once."""
+        now = now or utc_now()
         return StoredJob(
             job_id=self.job_id,
             kind=JOB_KIND,
@@ -161,15 +169,9 @@ def _window(
             (m for m in found.values() if m.thread_id == request.thread_id),
             key=lambda m: m.position,
         )
-    else:
+    else:  # the last ``size`` unexpired messages before the job's mark
         upto = info.message_count if request.upto is None else request.upto
-        after = max(0, info.message_count - upto)
-        with store.transaction(write=False):
-            count = store.count_messages(request.thread_id, now)
-            page = store.list_messages(
-                request.thread_id, now, size + after, max(0, count - after - size)
-            )
-        chosen = [m for m in page if m.position < upto][-size:]
+        chosen = store.window_messages(request.thread_id, now, upto, size)
     return [WindowMessage(m.id, m.role, m.content, dict(m.metadata)) for m in chosen]
 
 
@@ -179,13 +181,11 @@ def _model_name(llm: LlmProtocol) -> str:
 
 
 def _scope(memory: GraphMemory, info: ThreadInfo) -> SearchFilters:
-    """Link candidates: the thread user's memory-like records, from any agent
-    (a thread's agent defaults to a fresh id, which would hide every stored memory)."""
-    return SearchFilters(
-        user_id=info.user_id,
-        agent_id=None if info.user_id else info.agent_id,
-        record_types=MEMORY_TYPES,
-        now=memory._clock(),
+    """Link candidates: the thread user's memory-like records, from any agent (a
+    thread's agent defaults to a fresh id, which would hide every stored memory);
+    for a thread without a user, the records of its agent that have no user."""
+    return link_scope(
+        info.user_id, info.agent_id, memory._clock(), any_agent=info.user_id is not None
     )
 
 

@@ -78,6 +78,13 @@ def create_app(
 ) -> FastAPI:
     """The service over ``memory`` (which the caller opens and closes).
 
+    Memory blocks are the service's unit of extraction: a block's messages are
+    extracted once, by the block (with ``llm``), and queue no extraction job of
+    their own, whatever ``memory``'s extraction config says, so a memory that
+    extracts by itself (an LLM, ``extract_memories`` on) is served as
+    ``graphmem serve`` serves its store. Messages the application adds to a
+    thread itself (``thread.add_messages``) follow that config as usual.
+
     Args:
         memory: the store to serve.
         llm: the LLM of block summaries (and, later, extraction); None: no semantic

@@ -3,7 +3,8 @@
 A block is checked whole (its session, its content, its prompt reference) before
 anything is embedded or written, then stored ``pending``. Processing (at once, or
 by the background worker when ``async_processing``) moves it to ``processing``,
-adds its messages to the session's thread and its facts as ``fact`` memories,
+adds its messages to the session's thread (queuing no extraction job: the block
+extracts them) and its facts as ``fact`` memories,
 resolves its prompt once (a late-bound block takes the current version, recorded
 as ``resolved_vid``; an archived prompt still resolves; a purged one falls back to
 the base prompt, and so does a prompt registered under the id after a whole
@@ -305,7 +306,9 @@ class BlockService(BlockWorker):
         thread = self.memory.get_thread(block.thread_id)
         claim = block
         if messages and not block.record_ids:
-            ids = thread._add_messages(messages, inside=lambda new: self._keep_ids(claim, new))
+            ids = thread._add_messages(
+                messages, inside=lambda new: self._keep_ids(claim, new), queue_extraction=False
+            )
             block = replace(block, record_ids=ids)
         for fact in facts[len(block.record_ids) - len(messages) :]:
             kept = block.record_ids

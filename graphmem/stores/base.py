@@ -285,7 +285,8 @@ class Store(RegistryStore, ServiceStore, JobStore, ThreadStore, ABC):
         k: int,
         include_invalid: bool,
     ) -> list[tuple[str, float]]:
-        """The ``k`` memories passing ``filters`` nearest to ``vector``, best first.
+        """The ``k`` memories passing ``filters`` nearest to ``vector``, best first
+        (``filters.without_user`` / ``without_agent``: only memories without one).
 
         Returns ``(record_id, cosine distance)`` pairs ordered by distance rounded
         as :func:`graphmem.core.vector.top_k` does, ties by id, so that every

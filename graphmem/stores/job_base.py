@@ -69,7 +69,11 @@ class JobStore(ABC):
     def claim_job(
         self, owner: str, now: datetime, lease_until: datetime, thread_id: str | None
     ) -> StoredJob | None:
-        """Mark the next queued job due at ``now`` running for ``owner``; None if none."""
+        """Mark the next queued job due at ``now`` (of ``thread_id``, or of any
+        thread) running for ``owner``; None if none. A job is not claimed while its
+        thread has a running job whose lease has not run out at ``now``, or an older
+        queued job (by ``created_at``, then id): a thread's jobs run one at a time,
+        in order. Among the others: by ``not_before``, ``created_at``, id."""
 
     @abstractmethod
     def finish_job(self, job_id: str, owner: str, result: dict[str, Any], now: datetime) -> bool:
@@ -111,7 +115,8 @@ class JobStore(ABC):
 
     @abstractmethod
     def hand_back_jobs(self, owner: str, now: datetime) -> int:
-        """Queue again the running jobs of ``owner``, which is closing."""
+        """Queue again the running jobs of ``owner``, which is closing, taking back
+        the attempt their claim counted (a clean close is not an abandonment)."""
 
     @abstractmethod
     def retry_job(self, job_id: str, now: datetime) -> bool:

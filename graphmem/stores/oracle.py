@@ -339,7 +339,7 @@ class OracleStore(SqlStore):
                 raise InvalidArgumentError(
                     "embedder", f"query vector has {vector.shape[0]} dimensions, store has {dim}"
                 )
-            binds = self._use_filter(filters)
+            binds = {**self._use_filter(filters), **filters.owner_binds()}
             rows = self._run(
                 "select-nearest",
                 include_invalid=int(include_invalid),

@@ -298,7 +298,7 @@ class SqliteStore(SqliteKeyword, SqlStore):
         # Exact distances in numpy over every candidate: on SQLite this measures
         # faster than scoring inside the database (bench/search.py, sqlite-vec).
         with self.transaction(write=False):
-            binds = self._use_filter(filters)
+            binds = {**self._use_filter(filters), **filters.owner_binds()}
             if self._vectors is None:
                 rows = self._run(
                     "select-search-candidates", include_invalid=int(include_invalid), **binds

@@ -89,6 +89,11 @@ class ThreadStore(ABC):
         """The thread's unexpired messages by position: ``limit`` after the first ``offset``."""
 
     @abstractmethod
+    def window_messages(self, thread_id: str, now: datetime, upto: int, size: int) -> list[Message]:
+        """The last ``size`` messages of the thread unexpired at ``now`` whose
+        position is below ``upto``, by position (an extraction's window)."""
+
+    @abstractmethod
     def get_messages(self, record_ids: Sequence[str]) -> dict[str, Message]:
         """The existing messages among ``record_ids``."""
 

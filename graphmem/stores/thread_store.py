@@ -149,6 +149,17 @@ class SqlThreads(Store):
             ).fetchall()
         return [message_from_row(r) for r in rows]
 
+    def window_messages(self, thread_id: str, now: datetime, upto: int, size: int) -> list[Message]:
+        with self.transaction(write=False):
+            rows = self._run(
+                "list-window-messages",
+                thread_id=thread_id,
+                now=format_time(now),
+                upto=upto,
+                size=size,
+            ).fetchall()
+        return [message_from_row(r) for r in reversed(rows)]
+
     def get_messages(self, record_ids: Sequence[str]) -> dict[str, Message]:
         rows: list[Any] = []
         with self.transaction(write=False):

@@ -35,6 +35,7 @@ __all__ = ["MAP_BYTES_PER_DOC", "MAP_MIN_BYTES", "VectorCache"]
 _GROWTH = 1.5
 _CODED = ("record_type", "user_id", "agent_id", "thread_id")
 _FILTER_BINDS = ("user_id", "agent_id", "thread_id", "record_types", "now")
+_OWNER_BINDS = {"user_id": "without_user", "agent_id": "without_agent"}
 
 MAP_BYTES_PER_DOC = 1024
 """A search's keyword doc ids go to SQL as a byte map (:meth:`VectorCache.doc_map`)
@@ -223,13 +224,15 @@ class VectorCache:
 
     def select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         """The slots of the memories passing the search filters of ``binds`` (user,
-        agent, thread, record types, expiry at ``now``; no metadata filter), as
+        agent, thread, record types, expiry at ``now``, and ``without_user`` /
+        ``without_agent`` when given; no metadata filter), as
         select-search-candidate-ids selects them (read-only).
 
         The last answer is kept until the copy changes: the two halves of a hybrid
         search ask for the same filters one after the other.
         """
-        key = (*(binds[c] for c in _FILTER_BINDS), include_invalid)
+        owners = tuple(binds.get(c, 0) for c in _OWNER_BINDS.values())
+        key = (*(binds[c] for c in _FILTER_BINDS), *owners, include_invalid)
         if self._selected is not None and self._selected[0] == key:
             return self._selected[1]
         slots = self._select(binds, include_invalid)
@@ -240,14 +243,17 @@ class VectorCache:
     def _select(self, binds: dict[str, Any], include_invalid: bool) -> npt.NDArray[np.int64]:
         slots: npt.NDArray[np.int64] | None = None
         for column in ("user_id", "agent_id", "thread_id"):  # the narrowest first
-            if binds[column] is not None:
-                code = self._codes.get(binds[column])
+            value = binds[column]
+            if value is not None:
+                code = self._codes.get(value)
                 if code is None:
                     return np.zeros(0, dtype=np.int64)
-                codes = self._codes_of[column]
-                slots = (
-                    np.flatnonzero(codes == code) if slots is None else slots[codes[slots] == code]
-                )
+            elif binds.get(_OWNER_BINDS.get(column, ""), 0):
+                code = -1  # only the memories without one (None is coded -1)
+            else:
+                continue
+            codes = self._codes_of[column]
+            slots = np.flatnonzero(codes == code) if slots is None else slots[codes[slots] == code]
         slots = np.flatnonzero(self._live) if slots is None else slots[self._live[slots]]
         allowed = np.zeros(len(self._codes) + 1, dtype=bool)  # the last entry: code -1
         allowed[[self._codes[t] for t in json.loads(binds["record_types"]) if t in self._codes]] = (

@@ -269,6 +269,32 @@ class StoreTests:
         ] == ["d"]
         assert store.nearest(SearchFilters(now=T0), query, 0, False) == []
 
+    def test_store_nearest_without_user_or_agent_keeps_only_records_without_one(self) -> None:
+        store = self.store()
+        owners = {"ua": ("u", "a"), "u-": ("u", None), "-a": (None, "a"), "--": (None, None)}
+        owners["va"] = ("v", "a")
+        store.insert_memories(
+            [
+                new_memory(rid, user_id=user, agent_id=agent, metadata={"k": 1})
+                for rid, (user, agent) in owners.items()
+            ]
+        )
+        query = np.array([1.0, 0.0], np.float32)
+
+        def near(**fields: Any) -> list[str]:
+            filters = SearchFilters(now=T0, **fields)
+            return sorted(h[0] for h in store.nearest(filters, query, 10, False))
+
+        assert near(without_user=True, without_agent=True) == ["--"]
+        assert near(without_user=True, agent_id="a") == ["-a"]
+        assert near(user_id="u", without_agent=True) == ["u-"]
+        assert near(without_user=True) == ["--", "-a"]
+        assert near(without_agent=True) == ["--", "u-"]
+        assert near(without_user=True, without_agent=True, metadata_filter={"k": 1}) == ["--"]
+        # a user or agent given is matched as it is
+        assert near(user_id="u", without_user=True) == ["u-", "ua"]
+        assert near() == sorted(owners)
+
     def test_store_nearest_leaves_invalid_out_unless_asked(self) -> None:
         store = self.store()
         store.insert_memories([new_memory("new", (0.0, 1.0)), new_memory("old", (1.0, 0.0))])

@@ -58,7 +58,10 @@ class MemoryJobs(JobStore):
         due = [
             j
             for j in self._jobs.values()
-            if j.status == "queued" and j.not_before <= now and thread_id in (None, j.thread_id)
+            if j.status == "queued"
+            and j.not_before <= now
+            and thread_id in (None, j.thread_id)
+            and self._threads_turn(j, now)
         ]
         if not due:
             return None
@@ -73,6 +76,21 @@ class MemoryJobs(JobStore):
         )
         self._jobs[job.job_id] = claimed
         return claimed
+
+    def _threads_turn(self, job: StoredJob, now: datetime) -> bool:
+        """Whether ``job`` is its thread's next: no job of the thread runs (with a
+        lease not run out) and none was queued before it."""
+        for other in self._jobs.values():
+            if other.thread_id != job.thread_id or other.job_id == job.job_id:
+                continue
+            if other.status == "running" and other.lease_until and other.lease_until >= now:
+                return False
+            if other.status == "queued" and (other.created_at, other.job_id) < (
+                job.created_at,
+                job.job_id,
+            ):
+                return False
+        return True
 
     def _held(self, job_id: str, owner: str) -> StoredJob | None:
         job = self._jobs.get(job_id)
@@ -149,7 +167,8 @@ class MemoryJobs(JobStore):
 
     def hand_back_jobs(self, owner: str, now: datetime) -> int:
         held = [j for j in self._jobs.values() if j.status == "running" and j.owner == owner]
-        return self._requeue(held, now, None)
+        # the claim's attempt is taken back, as hand-back-jobs does
+        return self._requeue([replace(j, attempts=max(0, j.attempts - 1)) for j in held], now, None)
 
     def _requeue(self, jobs: list[StoredJob], now: datetime, abandon_limit: int | None) -> int:
         """Queue ``jobs`` again; with ``abandon_limit``, fail those claimed that many

@@ -53,8 +53,14 @@ class MemorySearch:
         k: int,
         include_invalid: bool,
     ) -> list[tuple[str, float]]:
+        owners = filters.owner_binds()
         with self.transaction(write=False):
-            ids = sorted(self.model.candidates(model_filters(filters), include_invalid))
+            ids = sorted(
+                i
+                for i in self.model.candidates(model_filters(filters), include_invalid)
+                if not (owners["without_user"] and self.model.memories[i].user_id is not None)
+                and not (owners["without_agent"] and self.model.memories[i].agent_id is not None)
+            )
             if not ids:
                 return []
             matrix = np.stack([self._extra[i].embedding for i in ids])

@@ -155,6 +155,13 @@ class MemoryThreads(Store):
             ids = self._thread_messages(thread_id, now)[offset : offset + limit]
             return [self._message(i) for i in ids]
 
+    def window_messages(self, thread_id: str, now: datetime, upto: int, size: int) -> list[Message]:
+        with self.transaction(write=False):
+            ids = [
+                i for i in self._thread_messages(thread_id, now) if self._message_info[i][1] < upto
+            ]
+            return [self._message(i) for i in ids[max(0, len(ids) - size) :]]
+
     def get_messages(self, record_ids: Sequence[str]) -> dict[str, Message]:
         with self.transaction(write=False):
             return {i: self._message(i) for i in record_ids if i in self._message_info}

@@ -132,9 +132,12 @@ class Thread(ThreadRecords, ThreadExtraction):
         timestamp: datetime | str | None = None,
         ttl_days: float | None = None,
         inside: Callable[[list[str]], object] | None = None,
+        queue_extraction: bool = True,
     ) -> list[str]:
         """:meth:`add_messages`; ``inside(ids)`` runs in the transaction that stores
-        them (a memory block records the ids there), and its error stores nothing."""
+        them (a memory block records the ids there), and its error stores nothing.
+        ``queue_extraction=False``: no extraction job is queued for them (a memory
+        block's messages are extracted by the block)."""
         memory = self._memory
         memory._check_open()
         checked = check_messages(messages)
@@ -168,7 +171,9 @@ class Thread(ThreadRecords, ThreadExtraction):
             memory._store.insert_messages(new)
             if inside is not None:  # the caller's own write, in the same transaction
                 inside([m.record_id for m in new])
-            queued = memory._queue_for_messages(info, first, first + len(checked))
+            queued = queue_extraction and memory._queue_for_messages(
+                info, first, first + len(checked)
+            )
         if queued:
             memory._jobs.notify()
         upkeep.refresh_summary(self, first + len(checked))

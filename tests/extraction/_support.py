@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem import GraphMemory, HashingEmbedder, Llm, MemoryExtractionConfig
+from graphmem.extraction.prompting import quoted
 from graphmem.testing import ModelServer
 
 LIFECYCLE = ("supersedes", "refines", "duplicates")
@@ -44,7 +45,7 @@ def prompt_of(request_body: dict[str, Any]) -> str:
 
 def ref_of(prompt: str, content: str) -> str:
     """The ``mem-N`` label a prompt gives the stored record with this content."""
-    found = re.search(r"(mem-\d+) \(\w+\): " + re.escape(content) + "\n", prompt)
+    found = re.search(r"(mem-\d+) \(\w+\): " + re.escape(quoted(content)) + "\n", prompt)
     assert found is not None, f"{content!r} is not a candidate in the prompt"
     return found.group(1)
 

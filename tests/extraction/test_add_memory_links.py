@@ -3,6 +3,7 @@ arguments that write nothing, and automatic linking through a model server."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,7 @@ from graphmem import (
     GraphMemory,
     HashingEmbedder,
     InvalidArgumentError,
+    MemoryExtractionConfig,
     NotFoundError,
 )
 from graphmem.testing import ModelServer
@@ -102,4 +104,69 @@ def test_add_memory_autonomous_linking_links_one_memory(server: ModelServer) -> 
         assert edges == {("Sourdough now.", "supersedes", thin)}
         assert invariant_violations(mem) == []
         (request,) = server.requests_to("chat/completions")
-        assert "new-0 (preference): Sourdough now." in prompt_of(request.body)
+        assert 'new-0 (preference): "Sourdough now."' in prompt_of(request.body)
+
+
+OWNERS = {
+    "alice-bot": ("alice", "bot"),
+    "alice": ("alice", None),
+    "bot": (None, "bot"),
+    "nobody": (None, None),
+    "bob-bot": ("bob", "bot"),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(OWNERS))
+def test_add_memory_autonomous_linking_sees_exactly_its_own_scope(
+    server: ModelServer, owner: str
+) -> None:
+    """The candidates share the new memory's user_id and agent_id, None matching
+    only None: a memory without a user never sees (nor supersedes) a user's."""
+    user_id, agent_id = OWNERS[owner]
+    server.add_rule(LINK_MARK, reply(links=[("new-0", "mem-0", "supersedes")]))
+    with memory(server) as mem:
+        for other, (user, agent) in OWNERS.items():
+            mem.add_memory("The user likes pizza.", memory_id=other, user_id=user, agent_id=agent)
+        new = mem.add_memory(
+            "The user likes pizza.",
+            user_id=user_id,
+            agent_id=agent_id,
+            autonomous_linking=True,
+        )
+        (request,) = server.requests_to("chat/completions")
+        shown = re.findall(r"^mem-\d+ .*$", prompt_of(request.body), re.MULTILINE)
+        assert len(shown) == 1
+        assert [
+            (link.source_record_id, link.target_record_id) for link in mem.list_record_links()
+        ] == [(new, owner)]
+        invalid = [m.id for m in mem.list_memories() if m.status == "invalid"]
+        assert invalid == [owner]
+
+
+def test_add_memory_autonomous_linking_fills_its_candidates_from_its_scope(
+    server: ModelServer,
+) -> None:
+    """Records of other scopes nearer to the new memory take no candidate's place:
+    the candidates are chosen among the scope's records, five of them."""
+    server.add_rule(LINK_MARK, reply(links=[]))
+    with memory(server) as mem:
+        for i in range(6):  # the nearest records, all another user's
+            mem.add_memory("Pizza on Fridays.", memory_id=f"alice-{i}", user_id="alice")
+        for i in range(6):
+            mem.add_memory(f"Pizza dough recipe number {i}.", memory_id=f"shared-{i}")
+        mem.add_memory("Pizza on Fridays.", autonomous_linking=True)
+        (request,) = server.requests_to("chat/completions")
+        prompt = prompt_of(request.body)
+        assert len(re.findall(r"^mem-\d+ ", prompt, re.MULTILINE)) == 5
+        assert "recipe number" in prompt and prompt.count("Pizza on Fridays.") == 1
+
+
+def test_add_memory_autonomous_linking_follows_the_link_instructions(server: ModelServer) -> None:
+    server.add_rule(LINK_MARK, reply(links=[]))
+    rule = "Never propose supersedes links."
+    cfg = MemoryExtractionConfig(memory_link_extraction_custom_instructions=rule)
+    with memory(server, memory_extraction_config=cfg) as mem:
+        mem.add_memory("The user likes tea.", user_id="u")
+        mem.add_memory("The user likes green tea.", user_id="u", autonomous_linking=True)
+        (request,) = server.requests_to("chat/completions")
+        assert f"Linking instructions:\n{rule}\n" in prompt_of(request.body)

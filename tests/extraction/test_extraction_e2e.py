@@ -118,9 +118,9 @@ def test_extraction_sends_schema_instructions_and_window(server: ModelServer) ->
         windows = sorted(prompt_of(r.body).split("===== MESSAGES =====\n")[1] for r in requests)
         end = "===== END OF MESSAGES =====\n"
         assert windows == [
-            f"[1] user: one\n{end}",
-            f"[1] user: one\n[2] user: two\n{end}",
-            f"[1] user: two\n[2] user: three\n{end}",
+            f'[1] user: "one"\n{end}',
+            f'[1] user: "one"\n[2] user: "two"\n{end}',
+            f'[1] user: "two"\n[2] user: "three"\n{end}',
         ]
         for request in requests:
             assert "Keep restaurant preferences only." in prompt_of(request.body)

@@ -216,7 +216,8 @@ def test_fault_dropped_record_keeps_the_reply_numbering(server: ModelServer, mod
             (linking,) = [
                 r for r in server.requests_to("chat/completions") if LINK_MARK in prompt_of(r.body)
             ]
-            assert f"new-1 (preference): {NEW}\nnew-2 (fact): {paris}\n" in prompt_of(linking.body)
+            listed = f'new-1 (preference): "{NEW}"\nnew-2 (fact): "{paris}"\n'
+            assert listed in prompt_of(linking.body)
 
 
 def test_fault_link_between_two_stored_records_is_dropped(server: ModelServer) -> None:

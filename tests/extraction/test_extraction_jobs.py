@@ -298,23 +298,30 @@ def test_a_lease_is_renewed_only_for_its_owner_while_running(
             assert store.get_job(job_id).lease_until is None
 
 
-def test_jobs_handed_back_on_close_are_not_counted_as_abandoned(server: ModelServer) -> None:
-    with memory(server, extraction_workers=0) as mem:
+@pytest.mark.parametrize("kind", ["sqlite", "memory store"])
+def test_jobs_handed_back_on_close_are_not_counted_as_abandoned(
+    server: ModelServer, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """Clean closes take their claim's attempt back: after more of them than the
+    abandonment limit, one crash still leaves the job queued, not failed."""
+    monkeypatch.setattr(job_module, "ABANDON_LIMIT", 3)
+    where = ":memory:" if kind == "sqlite" else MemoryStore()
+    with memory(server, where, extraction_workers=0) as mem:  # type: ignore[arg-type]
         owner = mem._jobs.owner
         job_id = _stuck_job(mem, owner, 600.0)
         for _ in range(job_module.ABANDON_LIMIT + 2):
             now = utc_now()
             with mem._store.transaction():
                 assert mem._store.hand_back_jobs(owner, now) == 1
+                assert mem._store.get_job(job_id).attempts == 0  # type: ignore[union-attr]
                 mem._store.claim_job(owner, now, now + timedelta(seconds=600), None)
+        now, crashed = utc_now(), f"{HOST}:{_dead_pid()}:crashed"
         with mem._store.transaction():
-            mem._store.hand_back_jobs(owner, utc_now())
+            mem._store.hand_back_jobs(owner, now)
+            mem._store.claim_job(crashed, now, now + timedelta(seconds=600), None)
+        assert mem._jobs.recover(force=True) == 1
         job = mem.get_job(job_id)
-        assert (job.status, job.attempts, job.last_error) == (
-            "queued",
-            job_module.ABANDON_LIMIT + 3,
-            None,
-        )
+        assert (job.status, job.attempts, job.failures, job.last_error) == ("queued", 1, 0, None)
 
 
 def test_delete_thread_deletes_its_jobs_but_a_running_one_finishes_empty(
@@ -361,7 +368,7 @@ def test_jobs_close_gives_unfinished_jobs_back(
     mem.close()
     with memory(server, path, extraction_workers=0) as again:
         (job,) = again.list_jobs()
-        assert job.status == "queued"
+        assert (job.status, job.attempts) == ("queued", 0)
         again.get_thread("t").wait_for_memory_extraction(timeout=30)
         assert [m.content for m in again.list_memories()] == ["The user likes tea."]
         assert again.get_job(job.job_id).status == "done"

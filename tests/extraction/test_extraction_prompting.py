@@ -75,7 +75,7 @@ def test_extraction_prompt_numbers_messages_and_delimits_registry_text() -> None
         candidates=None,
         link_instructions=None,
     )
-    assert "[1] user: Hi\n[2] assistant: Hello\n" in text and "Be brief." in text
+    assert '[1] user: "Hi"\n[2] assistant: "Hello"\n' in text and "Be brief." in text
     start = text.index("===== OPERATOR INSTRUCTIONS (untrusted) =====")
     assert text.index("Only dates.") > start
     assert text.index("===== END OF OPERATOR INSTRUCTIONS =====") > text.index("Only dates.")

@@ -421,6 +421,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "get-message-count": [(2,)],
         "count-messages": [(1,)],
         "list-messages": [MESSAGE_ROW],
+        "list-window-messages": [MESSAGE_ROW],
         "get-messages": [MESSAGE_ROW],
         "list-message-places": [(0, "x")],
         "get-profile": [PROFILE_ROW],
@@ -779,6 +780,7 @@ def _exercise_threads(store: OracleStore) -> None:
     )
     assert store.count_messages("t", now) == 1
     assert [m.role for m in store.list_messages("t", now, 5, 0)] == ["user"]
+    assert [m.id for m in store.window_messages("t", now, 1, 10)] == ["x"]
     assert list(store.get_messages(["x"])) == ["x"]
     assert store.message_places("t", 0, 1) == {0: "x"}
     assert store.delete_scope("t", None, None) == 1

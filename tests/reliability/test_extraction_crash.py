@@ -38,7 +38,7 @@ def _decide(body: dict[str, Any]) -> str:
         return json.dumps(
             {"links": [{"source": "new-0", "target": stored[0], "relation_type": "supports"}]}
         )
-    said = re.findall(r"^\[\d+\] user: (.*)$", prompt, re.MULTILINE)[-1]
+    said = json.loads(re.findall(r"^\[\d+\] user: (.*)$", prompt, re.MULTILINE)[-1])
     records = [
         {"record_type": "fact", "content": f"First fact of {said}.", "source_messages": [1]},
         {"record_type": "memory", "content": f"Second fact of {said}.", "source_messages": [1]},

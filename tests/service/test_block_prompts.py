@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from graphmem.extraction import ExtractionProvenance
-from graphmem.extraction.models import BASE_PROMPT_ID
+from graphmem.extraction.models import BASE_PROMPT_ID, BASE_PROMPT_VERSION
 from graphmem.memory import GraphMemory
 
 from .conftest import OPERATOR, OPERATOR_END, Served
@@ -62,7 +62,7 @@ def test_block_of_a_prompt_purged_and_registered_again_falls_back(
     done = svc.blocks.process(block_id)
     assert (done.status, done.resolved_vid, done.summary) == ("ready", None, "base")
     extracted = _provenance(svc, (done.extraction or {})["record_ids"])
-    assert extracted == [(BASE_PROMPT_ID, 2, "Order #7 is late (base).")]
+    assert extracted == [(BASE_PROMPT_ID, BASE_PROMPT_VERSION, "Order #7 is late (base).")]
 
 
 def test_block_switched_to_a_prompt_registered_again_takes_the_new_one(svc: Service) -> None:

@@ -243,6 +243,30 @@ def test_list_jobs_reads_the_thread_or_status_index_and_pages_in_order(
     assert "SEARCH graphmem_job USING INDEX graphmem_job_queue_ix (status=?)" in details
 
 
+def test_next_job_reads_the_queue_and_each_threads_jobs_through_indexes(
+    memory: GraphMemory,
+) -> None:
+    """The due jobs in the queue's order; for each, its thread's running and queued
+    jobs (one thread's jobs run one at a time, in order) through the thread index."""
+    plan = _details(_plan(memory, "next-job", now=NOW, thread_id=None))
+    assert plan[0] == "SEARCH j USING INDEX graphmem_job_queue_ix (status=? AND not_before<?)"
+    thread_reads = [d for d in plan if "graphmem_job_thread_ix" in d]
+    assert thread_reads == [
+        "SEARCH r USING INDEX graphmem_job_thread_ix (thread_id=? AND status=?)",
+        "SEARCH q USING INDEX graphmem_job_thread_ix (thread_id=? AND status=?)",
+    ]
+    assert _table_scans(_plan(memory, "next-job", now=NOW, thread_id=None)) == []
+
+
+def test_an_extraction_window_reads_backwards_from_its_mark(memory: GraphMemory) -> None:
+    """The last messages before the job's mark, newest first, from the thread's
+    message index: no sort, and no read of the messages after the mark."""
+    plan = _details(_plan(memory, "list-window-messages", thread_id="t", now=NOW, upto=50, size=10))
+    assert plan == [
+        "SEARCH m USING INDEX graphmem_memory_message_ix (thread_id=? AND message_position<?)"
+    ]
+
+
 # 8. list_users / list_agents --------------------------------------------------------------
 
 

@@ -13,9 +13,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from graphmem import GraphMemory, HashingEmbedder
+from graphmem import GraphMemory, HashingEmbedder, MemoryExtractionConfig
+from graphmem.core.validation import SearchFilters
+from graphmem.extraction.run import ExtractionRequest, _window
 
 SIZES = (100, 400)
 _serial = itertools.count()
@@ -110,6 +113,15 @@ def _new_agent(memory: GraphMemory) -> str:
 
 
 RARE = {"rare": "yes"}
+
+
+def _unowned_candidates(memory: GraphMemory, _: Any) -> Any:
+    """Link candidates of a memory without a user or agent, read from SQL (a
+    metadata filter): the rows without a user, through the user index."""
+    filters = SearchFilters(without_user=True, without_agent=True, metadata_filter=RARE)
+    return memory._store.nearest(filters, np.ones(8, np.float32), 5, False)
+
+
 CALLS: dict[str, tuple[Callable[[GraphMemory], Any] | None, Callable[[GraphMemory, Any], Any]]] = {
     "list_memories metadata": (None, lambda m, _: m.list_memories(metadata_filter=RARE)),
     "list_memories page": (None, lambda m, _: m.list_memories(limit=5, offset=20)),
@@ -117,6 +129,7 @@ CALLS: dict[str, tuple[Callable[[GraphMemory], Any] | None, Callable[[GraphMemor
     "list_memories agent": (None, lambda m, _: m.list_memories(agent_id="small-agent")),
     "list_memories thread": (None, lambda m, _: m.list_memories(thread_id="t-small")),
     "search vector metadata": (None, lambda m, _: m.search("zebra", metadata_filter=RARE)),
+    "link candidates without an owner": (None, _unowned_candidates),
     "search keyword thread": (
         None,
         lambda m, _: m.search("apple", thread_id="t-small", strategy="keyword"),
@@ -146,6 +159,11 @@ def _steps(memory: GraphMemory, name: str) -> int:
     argument = setup(memory) if setup else None
     call(memory, argument)  # warm: the vector copy and word counts are loaded
     argument = setup(memory) if setup else None
+    return _counted(memory, lambda: call(memory, argument))
+
+
+def _counted(memory: GraphMemory, run: Callable[[], Any]) -> int:
+    """The SQLite virtual machine steps that ``run()`` takes."""
     conn = memory._store._conn  # type: ignore[attr-defined]
     steps = [0]
 
@@ -155,7 +173,7 @@ def _steps(memory: GraphMemory, name: str) -> int:
 
     conn.set_progress_handler(count, 1)
     try:
-        call(memory, argument)
+        run()
     finally:
         conn.set_progress_handler(None, 0)
     return steps[0]
@@ -167,4 +185,45 @@ def test_work_grows_with_the_result_not_with_the_store(
 ) -> None:
     small, big = (_steps(stores[n], name) for n in SIZES)
     # a read of every row would take about 4 times the steps on the bigger store
+    assert big <= 1.3 * small + 50, (small, big)
+
+
+@pytest.fixture(scope="module")
+def long_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, GraphMemory]]:
+    """A store per size, each with one thread of that many messages."""
+    folder = tmp_path_factory.mktemp("threads")
+    built = {}
+    for n in SIZES:
+        memory = GraphMemory(folder / f"t{n}.db", embedder=HashingEmbedder(dim=8))
+        thread = memory.create_thread(
+            "long",
+            enable_context_summary=False,
+            memory_extraction_config={"extract_memories": False},
+        )
+        thread.add_messages([{"role": "user", "content": f"said {i}"} for i in range(n)])
+        built[n] = memory
+    yield built
+    for memory in built.values():
+        memory.close()
+
+
+def _window_at(memory: GraphMemory, upto: int) -> list[str]:
+    info = memory.get_thread("long").info()
+    config = MemoryExtractionConfig().model_dump(mode="json")
+    window = _window(memory, ExtractionRequest("j", "long", config, upto=upto), info)
+    return [m.content for m in window]
+
+
+@pytest.mark.parametrize("mark", ["last", "middle"])
+def test_an_extraction_window_reads_the_window_not_the_thread(
+    long_threads: dict[int, GraphMemory], mark: str
+) -> None:
+    """A job's window (the 10 messages before its mark) costs the same in a thread
+    four times longer, wherever the mark is."""
+    steps = []
+    for n, memory in long_threads.items():
+        upto = n if mark == "last" else n // 2
+        assert _window_at(memory, upto) == [f"said {i}" for i in range(upto - 10, upto)]
+        steps.append(_counted(memory, lambda m=memory, u=upto: _window_at(m, u)))
+    small, big = steps
     assert big <= 1.3 * small + 50, (small, big)

@@ -14,13 +14,17 @@
 -- user filter reads that user's rows through the user index; without one, a
 -- metadata filter reads the memories holding one of its pairs through
 -- GRAPHMEM_MEMORY_META_VALUE_IX; the branches whose bind tests are false read
--- nothing.
+-- nothing. :without_user = 1 (with :user_id NULL) keeps only the memories without
+-- a user, read through the user index in a branch of their own, and
+-- :without_agent = 1 (with :agent_id NULL) those without an agent: the link
+-- candidates of a new memory are exactly its owner's (SearchFilters.owner_binds).
 WITH c AS (
     SELECT m.record_id, m.embedding,
            NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
     FROM graphmem_memory m
     WHERE m.user_id = :user_id
-      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (m.agent_id = :agent_id
+           OR (:agent_id IS NULL AND (:without_agent = 0 OR m.agent_id IS NULL)))
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
       AND m.record_type IN (
         SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
@@ -38,12 +42,13 @@ WITH c AS (
     SELECT m.record_id, m.embedding,
            NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
     FROM graphmem_memory m
-    WHERE :user_id IS NULL
+    WHERE :user_id IS NULL AND :without_user = 0
       AND m.record_id IN (
             SELECT x.record_id FROM graphmem_filter f
             JOIN graphmem_memory_meta x
               ON x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
-      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (m.agent_id = :agent_id
+           OR (:agent_id IS NULL AND (:without_agent = 0 OR m.agent_id IS NULL)))
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
       AND m.record_type IN (
         SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
@@ -61,9 +66,30 @@ WITH c AS (
     SELECT m.record_id, m.embedding,
            NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
     FROM graphmem_memory m
-    WHERE :user_id IS NULL
+    WHERE :user_id IS NULL AND :without_user = 0
       AND NOT EXISTS (SELECT 1 FROM graphmem_filter)
-      AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+      AND (m.agent_id = :agent_id
+           OR (:agent_id IS NULL AND (:without_agent = 0 OR m.agent_id IS NULL)))
+      AND (:thread_id IS NULL OR m.thread_id = :thread_id)
+      AND m.record_type IN (
+        SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'
+            COLUMNS (record_type VARCHAR2(16) PATH '$')) t)
+      AND (m.expires_at IS NULL OR m.expires_at > :now)
+      AND NOT EXISTS (
+            SELECT 1 FROM graphmem_filter f
+            WHERE NOT EXISTS (
+                SELECT 1 FROM graphmem_memory_meta x
+                WHERE x.record_id = m.record_id
+                  AND x.meta_key = f.meta_key AND x.meta_value = f.meta_value))
+      AND (:include_invalid = 1 OR m.status = 'valid')
+      AND m.embedding IS NOT NULL
+    UNION ALL
+    SELECT m.record_id, m.embedding,
+           NVL(NANVL(VECTOR_DISTANCE(m.embedding, :query, COSINE), 1), 1) AS distance
+    FROM graphmem_memory m
+    WHERE :user_id IS NULL AND :without_user = 1 AND m.user_id IS NULL
+      AND (m.agent_id = :agent_id
+           OR (:agent_id IS NULL AND (:without_agent = 0 OR m.agent_id IS NULL)))
       AND (:thread_id IS NULL OR m.thread_id = :thread_id)
       AND m.record_type IN (
         SELECT t.record_type FROM JSON_TABLE(:record_types, '$[*]'

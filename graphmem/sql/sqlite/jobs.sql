@@ -44,11 +44,25 @@ ORDER BY created_at, job_id
 LIMIT :limit OFFSET :offset;
 
 -- name: next-job
--- The queued job to claim next (of one thread, or of any when NULL).
-SELECT job_id FROM graphmem_job
-WHERE status = 'queued' AND not_before <= :now
-  AND (:thread_id IS NULL OR thread_id = :thread_id)
-ORDER BY not_before, created_at, job_id
+-- The queued job to claim next (of one thread, or of any when NULL): the first
+-- due one whose thread has no job running now (claimed, its lease not run out)
+-- and no older queued job, so that the jobs of one thread run one at a time, in
+-- the order they were queued (created_at, then job_id; a job queued again after
+-- a failed attempt keeps its place, and the thread's later jobs wait for it).
+-- Both tests read the thread's jobs of one status through graphmem_job_thread_ix.
+SELECT j.job_id FROM graphmem_job j
+WHERE j.status = 'queued' AND j.not_before <= :now
+  AND (:thread_id IS NULL OR j.thread_id = :thread_id)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_job r
+        WHERE r.thread_id = j.thread_id AND r.status = 'running'
+          AND r.lease_until >= :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_job q
+        WHERE q.thread_id = j.thread_id AND q.status = 'queued'
+          AND (q.created_at < j.created_at
+               OR (q.created_at = j.created_at AND q.job_id < j.job_id)))
+ORDER BY j.not_before, j.created_at, j.job_id
 LIMIT 1;
 
 -- name: claim-job
@@ -84,9 +98,11 @@ SELECT DISTINCT owner FROM graphmem_job WHERE status = 'running';
 
 -- name: hand-back-jobs
 -- An owner that is closing gives its running jobs back to the queue; the attempt
--- is not held against the job.
+-- is not held against the job: the claim's count is taken back, so clean closes
+-- never add up to release-jobs' :abandon_limit.
 UPDATE graphmem_job
-SET status = 'queued', owner = NULL, lease_until = NULL, updated_at = :now
+SET status = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
+    owner = NULL, lease_until = NULL, updated_at = :now
 WHERE status = 'running' AND owner = :owner;
 
 -- name: release-jobs

@@ -11,11 +11,14 @@
 -- The last branch reads the filter's pair count once, in a one-row table joined
 -- before the memory rows (CROSS JOIN keeps that order): SQLite would test a NOT
 -- EXISTS on the filter table for every memory row, reading them all to return
--- none.
+-- none. :without_user = 1 (with :user_id NULL) keeps only the memories without a
+-- user, read by the first branch (user_id IS NULL, through the same index), and
+-- :without_agent = 1 (with :agent_id NULL) those without an agent: the link
+-- candidates of a new memory are exactly its owner's (SearchFilters.owner_binds).
 SELECT m.record_id, m.embedding
 FROM graphmem_memory m
-WHERE m.user_id = :user_id
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+WHERE m.user_id IS :user_id AND (:user_id IS NOT NULL OR :without_user = 1)
+  AND (m.agent_id IS :agent_id OR (:agent_id IS NULL AND :without_agent = 0))
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
@@ -30,12 +33,12 @@ WHERE m.user_id = :user_id
 UNION ALL
 SELECT m.record_id, m.embedding
 FROM graphmem_memory m
-WHERE :user_id IS NULL
+WHERE :user_id IS NULL AND :without_user = 0
   AND m.record_id IN (
         SELECT x.record_id FROM temp.graphmem_filter f
         CROSS JOIN graphmem_memory_meta x
         WHERE x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (m.agent_id IS :agent_id OR (:agent_id IS NULL AND :without_agent = 0))
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
@@ -51,8 +54,8 @@ UNION ALL
 SELECT m.record_id, m.embedding
 FROM (SELECT COUNT(*) AS pairs FROM temp.graphmem_filter) g
 CROSS JOIN graphmem_memory m
-WHERE :user_id IS NULL AND g.pairs = 0
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+WHERE :user_id IS NULL AND :without_user = 0 AND g.pairs = 0
+  AND (m.agent_id IS :agent_id OR (:agent_id IS NULL AND :without_agent = 0))
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
@@ -374,13 +377,13 @@ WHERE type = 'table'
 -- the embeddings (graphmem.stores.vector_cache; a memory without an embedding is
 -- absent there). Same filters and branches as select-search-candidates: the
 -- user's rows are one range of graphmem_memory_search_ix, read without visiting
--- the memory rows; returned as one JSON array, which Python decodes faster than
--- one row per id.
+-- the memory rows (the rows without a user too, for :without_user = 1); returned
+-- as one JSON array, which Python decodes faster than one row per id.
 SELECT json_group_array(c.record_id) FROM (
 SELECT m.record_id
 FROM graphmem_memory m
-WHERE m.user_id = :user_id
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+WHERE m.user_id IS :user_id AND (:user_id IS NOT NULL OR :without_user = 1)
+  AND (m.agent_id IS :agent_id OR (:agent_id IS NULL AND :without_agent = 0))
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
@@ -394,12 +397,12 @@ WHERE m.user_id = :user_id
 UNION ALL
 SELECT m.record_id
 FROM graphmem_memory m
-WHERE :user_id IS NULL
+WHERE :user_id IS NULL AND :without_user = 0
   AND m.record_id IN (
         SELECT x.record_id FROM temp.graphmem_filter f
         CROSS JOIN graphmem_memory_meta x
         WHERE x.meta_key = f.meta_key AND x.meta_value = f.meta_value)
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+  AND (m.agent_id IS :agent_id OR (:agent_id IS NULL AND :without_agent = 0))
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
@@ -414,8 +417,8 @@ UNION ALL
 SELECT m.record_id
 FROM (SELECT COUNT(*) AS pairs FROM temp.graphmem_filter) g
 CROSS JOIN graphmem_memory m
-WHERE :user_id IS NULL AND g.pairs = 0
-  AND (:agent_id IS NULL OR m.agent_id = :agent_id)
+WHERE :user_id IS NULL AND :without_user = 0 AND g.pairs = 0
+  AND (m.agent_id IS :agent_id OR (:agent_id IS NULL AND :without_agent = 0))
   AND (:thread_id IS NULL OR m.thread_id = :thread_id)
   AND m.record_type IN (SELECT value FROM json_each(:record_types))
   AND (m.expires_at IS NULL OR m.expires_at > :now)
