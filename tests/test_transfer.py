@@ -370,3 +370,23 @@ def test_an_import_refuses_a_creation_time_that_is_not_a_time() -> None:
         with pytest.raises(ImportLineError, match=r"line 1: created_at: is not ISO 8601"):
             memory.import_jsonl(io.BytesIO(line.encode()))
         assert memory.stats().memories == 0
+
+
+def test_paged_export_writes_each_profile_thread_and_message_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem import transfer_export
+
+    monkeypatch.setattr(transfer_export, "_PAGE", 2)
+    with GraphMemory(tmp_path / "g.db", embedder=HashingEmbedder(dim=8)) as memory:
+        for i in range(5):
+            memory.add_user(f"u{i}", f"user {i}")
+        thread = memory.create_thread("t", user_id="u0")
+        thread.add_messages([{"role": "user", "content": f"m{i}"} for i in range(5)])
+        out = io.StringIO()
+        memory.export_jsonl(out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    users = [x["user_id"] for x in lines if x.get("kind") == "user"]
+    assert sorted(users) == [f"u{i}" for i in range(5)]
+    text = out.getvalue()
+    assert [text.count(f'"m{i}"') for i in range(5)] == [1] * 5
