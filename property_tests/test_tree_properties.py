@@ -1,14 +1,22 @@
 """Linked-context trees on random graphs: the SQLite store, the networkx model's
 BFS definition, path enumeration and the pure core all give the same tree."""
 
-from hypothesis import given, note
+from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from graphmem import GraphMemory
 from graphmem.core.tree import Neighbor, shortest_path_tree
 from graphmem.testing.model import ExpectedEntry, ManualClock, ModelFilters, ReferenceModel
 from graphmem.testing.shape import expected_tree_rows, flatten_result
-from graphmem.testing.strategies import GraphSpec, SearchArgs, graphs, load_graph, search_args
+from graphmem.testing.strategies import (
+    GraphSpec,
+    LinkSpec,
+    MemorySpec,
+    SearchArgs,
+    graphs,
+    load_graph,
+    search_args,
+)
 
 hops = st.integers(0, 5)
 caps = st.none() | st.integers(0, 6)
@@ -127,6 +135,25 @@ def test_tree_store_equals_model_on_dense_graphs(
     )
 
 
+# A quota of 5 filled exactly by the second level's fifth kept candidate (a
+# parallel link of another type among the first level's): the bound must be that
+# candidate's link, or z2 is dropped.
+_QUOTA_EDGE = GraphSpec(
+    [
+        MemorySpec(i, "memory", f"pizza {i}", None, None, None, {}, None)
+        for i in ("r", "x", "y", "z", "y2", "z2")
+    ],
+    [
+        LinkSpec("a1", "r", "x", "supports", "is_supported_by", 0),
+        LinkSpec("a2", "r", "y", "supports", "is_supported_by", 0),
+        LinkSpec("a3", "r", "z", "supports", "is_supported_by", 0),
+        LinkSpec("a4", "r", "z", "contradicts", "contradicts", 0),
+        LinkSpec("b1", "y", "y2", "supports", "is_supported_by", 1),
+        LinkSpec("b2", "z", "z2", "supports", "is_supported_by", 2),
+    ],
+)
+
+
 @given(
     spec=graphs(min_memories=8, max_memories=16, max_links=60, max_tick=5),
     args=search_args(),
@@ -134,6 +161,7 @@ def test_tree_store_equals_model_on_dense_graphs(
     cap=st.integers(3, 12),
     later=days_later,
 )
+@example(spec=_QUOTA_EDGE, args=SearchArgs(), num_hops=2, cap=5, later=0)
 def test_tree_store_equals_model_on_wide_frontiers(
     spec: GraphSpec, args: SearchArgs, num_hops: int, cap: int, later: int
 ) -> None:

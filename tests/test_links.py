@@ -531,6 +531,27 @@ def test_dml_reverse_orientation_refused(abc: GraphMemory, dba) -> None:
     assert _status(abc, "a") == "valid"
 
 
+@pytest.mark.parametrize(
+    "update",
+    [
+        # a retype into the reverse of a stored link of that type
+        "UPDATE graphmem_link SET relation_type = 'supports', "
+        "opposite_relation_type = 'is_supported_by' WHERE relation_id = 'r2'",
+        # ends swapped into the reverse of a stored link of the same type
+        "UPDATE graphmem_link SET source_id = 'b', target_id = 'a' WHERE relation_id = 'r3'",
+    ],
+    ids=["retype", "swap-ends"],
+)
+def test_dml_update_into_reverse_orientation_refused(abc: GraphMemory, dba, update: str) -> None:
+    abc.link_records("a", "memory", "b", "fact", "supports", relation_id="r1")
+    abc.link_records("b", "fact", "a", "memory", "contradicts", relation_id="r2")
+    abc.link_records("a", "memory", "c", "preference", "supports", relation_id="r3")
+    before = abc.list_record_links()
+    with pytest.raises(sqlite3.IntegrityError, match="reverse orientation"):
+        dba().execute(update)
+    assert abc.list_record_links() == before
+
+
 def test_dml_self_link_refused(abc: GraphMemory, dba) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         _insert_link(dba(), "r1", "a", "a", "supersedes")

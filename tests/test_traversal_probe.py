@@ -113,3 +113,50 @@ def _search_wide_root(hops: int, cap: int) -> tuple[list[SearchResult], list[Tre
     return results, expected_tree_rows(
         model, "root", model.tree("root", ModelFilters(now=clock()), hops, cap)
     )
+
+
+def _quota_edge_spec() -> GraphSpec:
+    """A root with three children at one tick (a parallel older-typed link to the
+    last one), each of two with a child of its own at later ticks: a quota of 5
+    is filled exactly by the second level's fifth kept candidate."""
+    memories = [
+        MemorySpec(i, "memory", f"text of {i}", None, None, None, {}, None)
+        for i in ("r", "x", "y", "z", "y2", "z2")
+    ]
+    links = [
+        LinkSpec("a1", "r", "x", "supports", "is_supported_by", 0),
+        LinkSpec("a2", "r", "y", "supports", "is_supported_by", 0),
+        LinkSpec("a3", "r", "z", "supports", "is_supported_by", 0),
+        LinkSpec("a4", "r", "z", "contradicts", "contradicts", 0),
+        LinkSpec("b1", "y", "y2", "supports", "is_supported_by", 1),
+        LinkSpec("b2", "z", "z2", "supports", "is_supported_by", 2),
+    ]
+    return GraphSpec(memories, links)
+
+
+def test_bound_is_the_quotas_last_kept_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root's bound is its quota-th kept candidate link, not the one before
+    it: bounding one link early drops z2, the tree's last node."""
+    runs: list[str] = []
+    many = SqliteStore._run_many
+
+    def spy(self: SqliteStore, name: str, rows: Any) -> None:
+        runs.append(name)
+        many(self, name, rows)
+
+    monkeypatch.setattr(SqliteStore, "_run_many", spy)
+    clock = ManualClock()
+    with GraphMemory(":memory:", clock=clock) as memory:
+        model: ReferenceModel = load_graph(memory, clock, _quota_edge_spec())
+        results = memory.search(
+            "text of r",
+            max_results=1,
+            num_hops=2,
+            max_linked_results=5,
+            include_invalid_results=True,
+        )
+    want = expected_tree_rows(model, "r", model.tree("r", ModelFilters(now=clock()), 2, 5))
+    assert [r.id for r in results] == ["r"]
+    assert flatten_result(results[0]) == want
+    assert sorted(row[0] for row in want) == ["x", "y", "y2", "z", "z2"]
+    assert "bound-level-root" in runs

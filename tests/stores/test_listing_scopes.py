@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphmem import GraphMemory, HashingEmbedder
+from graphmem.testing.model import ManualClock
 
 
 def test_memories_of_a_thread_listed_by_agent_leave_out_other_agents(tmp_path: Path) -> None:
@@ -40,3 +41,17 @@ def test_threads_of_a_user_listed_by_agent_leave_out_other_agents(tmp_path: Path
             "ua2",
             "ub",
         ]
+
+
+def test_memories_listed_by_agent_alone_leave_out_expired_ones(tmp_path: Path) -> None:
+    """The agent-only branch of list-memories honours expiry like the others."""
+    clock = ManualClock()
+    with GraphMemory(tmp_path / "e.db", embedder=HashingEmbedder(dim=8), clock=clock) as memory:
+        memory.add_memory("lasting", memory_id="keep", agent_id="a")
+        memory.add_memory("brief", memory_id="gone", agent_id="a", ttl_days=1)
+        memory.add_memory("other agent", memory_id="b1", agent_id="b", ttl_days=1)
+        assert sorted(r.id for r in memory.list_memories(agent_id="a")) == ["gone", "keep"]
+        clock.advance(days=2)
+        assert [r.id for r in memory.list_memories(agent_id="a")] == ["keep"]
+        every = memory.list_memories(agent_id="a", include_expired=True)
+        assert sorted(r.id for r in every) == ["gone", "keep"]
