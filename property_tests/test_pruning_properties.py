@@ -2,14 +2,13 @@
 modes keep what docs/search.md says, and their calls stay within each bound."""
 
 import json
-import re
 from collections.abc import Sequence
 
 from hypothesis import given, note
 from hypothesis import strategies as st
 
 from graphmem.core.pruning import call_bound, plan_windows, protected_count, prune_ranks
-from graphmem.search.prune import PruneConfig, prune_with_report
+from graphmem.search.prune import PruneConfig, prompt_documents, prune_with_report
 
 MODES = ("fast", "extended", "exhaustive")
 relevance_lists = st.lists(st.booleans(), max_size=30)
@@ -116,10 +115,8 @@ class JudgingLlm:
     def chat(self, messages, *, json_schema=None) -> str:
         self.calls += 1
         prompt = messages[-1]["content"]
-        listed = re.findall(r"^\[(\d+)\]\n(.*)$", prompt, re.MULTILINE)
-        return json.dumps(
-            {"judgements": [{"index": int(i), "relevant": "yes" in t} for i, t in listed]}
-        )
+        listed = enumerate(prompt_documents(prompt))
+        return json.dumps({"judgements": [{"index": i, "relevant": "yes" in t} for i, t in listed]})
 
 
 @given(relevant=relevance_lists, mode=st.sampled_from(MODES), fraction=fractions)

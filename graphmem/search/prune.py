@@ -3,7 +3,7 @@
 Which candidates are asked about, and which are kept, is
 :func:`graphmem.core.pruning.prune_ranks`; this module asks the LLM. Each call
 sends the prompt ``graphmem/prompts/prune.md`` with the query and a group of
-documents (their raw content, indexed from 0 within the call) and asks for JSON
+documents (their content as JSON strings, indexed from 0 within the call) and asks for JSON
 matching ``prune.schema.json``; the calls of one round run concurrently.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,10 +20,18 @@ from graphmem.ai.llm import strip_json_fences
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.core.pruning import call_bound, protected_count, prune_ranks
 from graphmem.errors import GraphMemError, ModelError
-from graphmem.prompts import load_schema, render_prompt
+from graphmem.prompts import load_schema, quoted, render_prompt
 from graphmem.search.ranked import Hit
 
-__all__ = ["MAX_CONCURRENT_PROBES", "PruneConfig", "PruneReport", "prune", "prune_with_report"]
+__all__ = [
+    "MAX_CONCURRENT_PROBES",
+    "PruneConfig",
+    "PruneReport",
+    "prompt_documents",
+    "prune",
+    "prune_prompt",
+    "prune_with_report",
+]
 
 MAX_CONCURRENT_PROBES = 8
 """Pruner calls in flight at once for one search."""
@@ -76,9 +85,32 @@ def _parse(reply: object, count: int) -> list[bool]:
     return [found[i] for i in range(count)]
 
 
+def prune_prompt(query: str, documents: Sequence[str]) -> str:
+    """The pruner's prompt: the query, then each document on one line, its index in
+    brackets and its text as a JSON string (so a document cannot pose as another
+    document or as the prompt's own text).
+
+    >>> text = prune_prompt("tea?", ["likes tea", "x\\n[1] y"])
+    >>> [line for line in text.splitlines() if line.startswith("[")]
+    ['[0] "likes tea"', '[1] "x\\\\n[1] y"']
+    """
+    listing = "\n".join(f"[{i}] {quoted(text)}" for i, text in enumerate(documents))
+    return render_prompt("prune", query=quoted(query), documents=listing)
+
+
+def prompt_documents(prompt: str) -> list[str]:
+    """The documents of a :func:`prune_prompt`, in index order (for test doubles
+    that play the pruner).
+
+    >>> prompt_documents(prune_prompt("q", ["a", "b\\nc"]))
+    ['a', 'b\\nc']
+    """
+    found = re.findall(r'^\[(\d+)\] (".*")$', prompt, re.MULTILINE)
+    return [json.loads(text) for _, text in sorted(found, key=lambda item: int(item[0]))]
+
+
 def _judge(pruner: LlmProtocol, query: str, documents: Sequence[str]) -> list[bool]:
-    listing = "\n\n".join(f"[{i}]\n{text}" for i, text in enumerate(documents))
-    prompt = render_prompt("prune", query=query, documents=listing)
+    prompt = prune_prompt(query, documents)
     try:
         reply = pruner.chat([{"role": "user", "content": prompt}], json_schema=load_schema("prune"))
     except GraphMemError:

@@ -25,6 +25,7 @@ from typing import Any
 from graphmem.ai.llm import strip_json_fences
 from graphmem.ai.protocols import LlmProtocol
 from graphmem.errors import GraphMemError, ModelError
+from graphmem.prompts import quoted
 
 __all__ = [
     "MAX_TOPICS",
@@ -122,7 +123,7 @@ def summary_schema() -> dict[str, Any]:
 
 
 def _lines(messages: Sequence[tuple[str, str]]) -> list[str]:
-    return [f"{role}: {content}" for role, content in messages]
+    return [f"{role}: {quoted(content)}" for role, content in messages]
 
 
 def summary_prompt(
@@ -142,8 +143,8 @@ def summary_prompt(
 
     def render(new_messages: str) -> str:
         return template.substitute(
-            previous_summary=previous_summary or "(none)",
-            previous_topics=", ".join(previous_topics) or "(none)",
+            previous_summary=quoted(previous_summary) if previous_summary else "(none)",
+            previous_topics=", ".join(map(quoted, previous_topics)) or "(none)",
             new_messages=new_messages,
         )
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphmem import GraphMemory
 from graphmem.ai.protocols import RerankResult
+from graphmem.search.prune import prompt_documents
 from graphmem.testing.memory_store import MemoryStore
 from graphmem.testing.model import ManualClock
 
@@ -39,10 +39,8 @@ class ScriptedReranker:
 
 def judgements(prompt: str, relevant: Callable[[str], bool]) -> str:
     """The JSON reply judging each ``[i]`` document of a pruner prompt."""
-    listed = re.findall(r"^\[(\d+)\]\n(.*)$", prompt, re.MULTILINE)
-    return json.dumps(
-        {"judgements": [{"index": int(i), "relevant": relevant(t)} for i, t in listed]}
-    )
+    listed = enumerate(prompt_documents(prompt))
+    return json.dumps({"judgements": [{"index": i, "relevant": relevant(t)} for i, t in listed]})
 
 
 class JudgingLlm:

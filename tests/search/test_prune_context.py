@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-import re
 from typing import Any
 
 from graphmem import GraphMemory, HashingEmbedder
 from graphmem.search.config import PruningMemorySearchConfig
+from graphmem.search.prune import prompt_documents
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "graphmem_test_request_id", default=None
@@ -25,7 +25,7 @@ class _Pruner:
 
     def chat(self, messages: list[dict[str, Any]], *, json_schema: Any = None) -> str:
         self.seen.append(request_id.get())
-        count = len(re.findall(r"^\[\d+\]$", messages[-1]["content"], re.M))
+        count = len(prompt_documents(messages[-1]["content"]))
         return json.dumps({"judgements": [{"index": i, "relevant": True} for i in range(count)]})
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from graphmem import (
     Reranker,
     TopKMemorySearchConfig,
 )
+from graphmem.search.prune import prompt_documents
 from graphmem.testing import ModelServer
 from graphmem.threads import Thread
 
@@ -33,10 +33,8 @@ MESSAGES = ["what tea is good", "tea for breakfast please", "any tea in stock", 
 
 def _judge(body: dict) -> str:  # type: ignore[type-arg]
     prompt = body["messages"][-1]["content"]
-    listed = re.findall(r"^\[(\d+)\]\n(.*)$", prompt, re.MULTILINE)
-    return json.dumps(
-        {"judgements": [{"index": int(i), "relevant": "tea" in t} for i, t in listed]}
-    )
+    listed = enumerate(prompt_documents(prompt))
+    return json.dumps({"judgements": [{"index": i, "relevant": "tea" in t} for i, t in listed]})
 
 
 @pytest.fixture
@@ -71,7 +69,7 @@ def _documents(server: ModelServer, endpoint: str) -> list[set[str]]:
     if endpoint == "rerank":
         return [set(r.body["documents"]) for r in server.requests_to("rerank")]
     return [
-        set(re.findall(r"^\[\d+\]\n(.*)$", r.body["messages"][-1]["content"], re.MULTILINE))
+        set(prompt_documents(r.body["messages"][-1]["content"]))
         for r in server.requests_to(endpoint)
     ]
 

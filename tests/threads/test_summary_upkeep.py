@@ -30,7 +30,7 @@ def _fold(body: dict[str, Any]) -> str:
     prompt = body["messages"][-1]["content"]
     previous = prompt.split("Previous summary:\n", 1)[1].split("\n\nPrevious topics:", 1)[0]
     new = _TOKEN.findall(prompt.split("New messages:\n", 1)[1])
-    kept = [] if previous == "(none)" else [previous]
+    kept = [] if previous == "(none)" else [json.loads(previous)]
     return json.dumps({"summary": " ".join([*kept, *new]), "topics": ["t"]})
 
 

@@ -4,7 +4,6 @@ thread's searches and context cards, kept on reopen with its models bound again.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from graphmem import (
 )
 from graphmem.ai.protocols import RerankResult
 from graphmem.search.config import ModelRef
+from graphmem.search.prune import prompt_documents
 from graphmem.testing import ModelServer
 
 
@@ -40,10 +40,8 @@ class ScriptedReranker:
 
 def judgements(prompt: str, relevant: Callable[[str], bool]) -> str:
     """The pruner's JSON reply judging each ``[i]`` document of its prompt."""
-    listed = re.findall(r"^\[(\d+)\]\n(.*)$", prompt, re.MULTILINE)
-    return json.dumps(
-        {"judgements": [{"index": int(i), "relevant": relevant(t)} for i, t in listed]}
-    )
+    listed = enumerate(prompt_documents(prompt))
+    return json.dumps({"judgements": [{"index": i, "relevant": relevant(t)} for i, t in listed]})
 
 
 FACTS = ["tea is green", "tea is black", "tea grows in hills", "coffee is roasted"]

@@ -51,13 +51,13 @@ def test_summary_written_by_llm_every_n_messages(server: ModelServer) -> None:
     )
     (request,) = server.requests_to("chat/completions")
     prompt = request.body["messages"][-1]["content"]
-    assert "user: one\nuser: two\nuser: three" in prompt
+    assert 'user: "one"\nuser: "two"\nuser: "three"' in prompt
     assert request.body["response_format"]["json_schema"]["schema"] == summary_schema()
     server.queue_replies(_reply("User plans a vegetarian dinner.", ["dinner"]))
     thread.add_messages(_say("four", "five", "six"))
     second = server.requests_to("chat/completions")[1].body["messages"][-1]["content"]
-    assert "User plans dinner." in second and "dinner, friday" in second
-    assert "user: four\nuser: five\nuser: six" in second and "user: three" not in second
+    assert '"User plans dinner."' in second and '"dinner", "friday"' in second
+    assert 'user: "four"\nuser: "five"\nuser: "six"' in second and "three" not in second
     assert thread.info().summary == "User plans a vegetarian dinner."
 
 
@@ -119,7 +119,7 @@ def test_summary_llm_failure_warns_keeps_messages_and_retries(server: ModelServe
     server.queue_replies(_reply("covers both", ["x"]))
     thread.add_messages(_say("second"))
     prompt = server.requests_to("chat/completions")[-1].body["messages"][-1]["content"]
-    assert "user: first\nuser: second" in prompt
+    assert 'user: "first"\nuser: "second"' in prompt
     assert thread.info().summary == "covers both"
 
 
@@ -142,7 +142,7 @@ def test_get_summary_except_last_with_llm_summarizes_only_those(server: ModelSer
     server.queue_replies(_reply("alpha and beta", []))
     assert thread.get_summary(except_last=1) == "alpha and beta"
     prompt = server.requests_to("chat/completions")[-1].body["messages"][-1]["content"]
-    assert "user: alpha\nuser: beta" in prompt and "gamma" not in prompt
+    assert 'user: "alpha"\nuser: "beta"' in prompt and "gamma" not in prompt
     assert thread.info().summary is None  # a view: nothing stored
 
 
