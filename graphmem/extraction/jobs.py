@@ -28,17 +28,19 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from graphmem.core.validation import utc_now
-from graphmem.errors import GraphMemError
+from graphmem.errors import CLOSED_MESSAGE, ClosedError, GraphMemError
 from graphmem.extraction.run import ExtractionRequest, JobLost, plan_extraction, write_extraction
 from graphmem.owners import LeaseKeeper, new_owner, owner_gone, retire_owner
 from graphmem.stores.job_base import StoredJob
 
 if TYPE_CHECKING:
     from graphmem.memory import GraphMemory
+    from graphmem.stores.base import Store
 
 __all__ = [
     "ABANDON_LIMIT",
@@ -74,7 +76,9 @@ class JobRunner:
     """The worker threads of one :class:`~graphmem.GraphMemory`."""
 
     def __init__(self, memory: GraphMemory, workers: int, max_attempts: int) -> None:
-        self._memory = memory
+        # weak: running workers must not keep an unclosed handle alive (its
+        # finalizer stops them, then the store's closes the file)
+        self._ref = weakref.ref(memory)
         self.workers = workers
         self.max_attempts = max_attempts
         self.owner = new_owner()
@@ -87,6 +91,13 @@ class JobRunner:
         self._leases = LeaseKeeper(
             "graphmem-extraction-lease", self._renew_jobs, lambda: LEASE_SECONDS / 3
         )
+
+    @property
+    def _memory(self) -> GraphMemory:
+        memory = self._ref()
+        if memory is None:
+            raise ClosedError(CLOSED_MESSAGE)
+        return memory
 
     # running jobs ---------------------------------------------------------------
 
@@ -219,9 +230,10 @@ class JobRunner:
 
     # closing --------------------------------------------------------------------
 
-    def stop(self, timeout: float) -> None:
+    def stop(self, timeout: float, store: Store) -> None:
         """Let running jobs finish (up to ``timeout`` seconds in all), then give the
-        unfinished ones back to the queue; no new job starts."""
+        unfinished ones back to the queue of ``store`` (the handle's, still open);
+        no new job starts."""
         self._stop.set()
         self._wake.set()
         deadline = time.monotonic() + timeout
@@ -232,7 +244,6 @@ class JobRunner:
         if not self._claimed:
             return
         try:
-            store = self._memory._store
             with store.transaction():
                 store.hand_back_jobs(self.owner, utc_now())
         except GraphMemError:

@@ -185,7 +185,7 @@ class SqliteStore(SqliteKeyword, SqlStore):
                 # commit's own, at a higher bound, only caps the WAL.
                 conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_BOUND_PAGES}")
                 self._checkpointer = Checkpointer(self.path)
-                self._shut = weakref.finalize(self, shut, self._checkpointer, conn)
+                self._shut = weakref.finalize(self, shut, self._checkpointer, conn, self._lock)
             if version != SCHEMA_VERSION:
                 with self._lock:
                     install(conn, self._prefix)

@@ -49,6 +49,7 @@ from pathlib import Path
 
 __all__ = [
     "REWIND_PAGES",
+    "SHUT_WAIT",
     "SYNC_ROUNDS",
     "WAKE_COMMITS",
     "WAL_BOUND_PAGES",
@@ -68,6 +69,10 @@ the WAL starts over from its beginning (16 MB with 4 KiB pages)."""
 WAL_BOUND_PAGES = 10_000
 """The writer connection's ``wal_autocheckpoint``: past this many WAL pages the
 committing call checkpoints itself, as SQLite does by default at 1,000."""
+
+SHUT_WAIT = 30.0
+"""Seconds :func:`shut` waits for the store's lock before it leaves the
+connection open."""
 
 SYNC_ROUNDS = 3
 """Syncs of the file by the thread before each rewind (see ``Checkpointer._flush``):
@@ -210,12 +215,23 @@ class Checkpointer:
             thread.join()
 
 
-def shut(checkpointer: Checkpointer, conn: sqlite3.Connection) -> None:
+def shut(checkpointer: Checkpointer, conn: sqlite3.Connection, lock: threading.RLock) -> None:
     """Close a store's file in order: the thread (and its connection), then the
     store's connection, which, when it is the file's last, copies the WAL back
-    (``SqliteStore.close``, or its finalizer for a store never closed)."""
+    (``SqliteStore.close``, or its finalizer for a store never closed).
+
+    The connection closes under the store's lock: the finalizer runs at exit while
+    daemon threads may still use the store, and closing a connection inside another
+    thread's statement can crash the process. A thread that holds the lock past
+    :data:`SHUT_WAIT` seconds keeps the connection open (SQLite recovers the WAL at
+    the next open)."""
     checkpointer.close()
-    conn.close()
+    if not lock.acquire(timeout=SHUT_WAIT):
+        return
+    try:
+        conn.close()
+    finally:
+        lock.release()
 
 
 _FDS = "/proc/self/fd"

@@ -242,3 +242,37 @@ def test_the_thread_opens_the_stores_file_after_a_change_of_directory(
         assert ckpt is not None and _wait_for(lambda: ckpt.checkpoints > 0)
     assert list((tmp_path / "elsewhere").iterdir()) == []
     assert (tmp_path / "here" / "relative.db").is_file()
+
+
+def test_the_finalizer_closes_the_file_only_between_transactions(tmp_path: Path) -> None:
+    """A handle left open at exit is closed by the store's finalizer while daemon
+    threads may still be inside a transaction: it waits for the store's lock, so
+    that thread's statements and commit still run on an open connection."""
+    memory = _open(tmp_path / "finalized.db")
+    store = memory._store
+    inside, go_on = threading.Event(), threading.Event()
+    outcome: list[object] = []
+
+    def long_transaction() -> None:
+        try:
+            with store.transaction():
+                store._run("count-schema-tables")  # type: ignore[attr-defined]
+                inside.set()
+                go_on.wait(10)
+                outcome.append(store._run("count-schema-tables").fetchone()[0])  # type: ignore[attr-defined]
+        except Exception as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=long_transaction)
+    worker.start()
+    assert inside.wait(10)
+    finalizer = threading.Thread(target=store._shut)  # type: ignore[attr-defined]
+    finalizer.start()
+    finalizer.join(0.3)
+    held_back = finalizer.is_alive()
+    go_on.set()
+    worker.join(10)
+    finalizer.join(10)
+    assert held_back, "the connection was closed inside another thread's transaction"
+    assert len(outcome) == 1 and isinstance(outcome[0], int), outcome
+    assert not Path(f"{tmp_path / 'finalized.db'}-wal").exists()
