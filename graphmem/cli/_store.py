@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -107,12 +107,23 @@ def store_options(func: F) -> F:
     return db_options(embedder_options(func))
 
 
-def model_flag_error(kind: str, exc: InvalidArgumentError) -> UserError:
+def model_flag_error(
+    kind: str, exc: InvalidArgumentError, flags: Mapping[str, object]
+) -> UserError:
     """A model setting the library refused (``model``, ``api_base``, ``api_key``),
-    named by its ``--KIND-...`` flag."""
+    named where its value came from: its ``--KIND-...`` flag when ``flags`` (the
+    flags' values by setting) gives it, else its ``GRAPHMEM_KIND_...`` variable when
+    set; a setting missing from both is named by both."""
     argument = exc.argument
     if argument in ("model", "api_base", "api_key"):
-        argument = f"--{kind}-{argument.replace('_', '-')}"
+        flag = f"--{kind}-{argument.replace('_', '-')}"
+        variable = f"GRAPHMEM_{kind.upper()}_{argument.upper()}"
+        if flags.get(argument):
+            argument = flag
+        elif os.environ.get(variable):
+            argument = variable
+        else:
+            argument = f"{flag} (or {variable})"
     return UserError(f"{argument}: {exc.detail}")
 
 
@@ -125,16 +136,14 @@ def cli_embedder() -> Embedder | None:
     """
     ctx = click.get_current_context(silent=True)
     given = {} if ctx is None else ctx.meta.get(_EMBEDDER_META, {})
+    flags = {name: given.get(f"embedder_{name}") for name in ("model", "api_base", "api_key")}
     settings = ModelSettings.resolve(
-        "embedder",
-        model=given.get("embedder_model"),
-        api_base=given.get("embedder_api_base"),
-        api_key=given.get("embedder_api_key"),
+        "embedder", model=flags["model"], api_base=flags["api_base"], api_key=flags["api_key"]
     )
     try:
         return embedder_from(settings)
     except InvalidArgumentError as exc:
-        raise model_flag_error("embedder", exc) from None
+        raise model_flag_error("embedder", exc, flags) from None
 
 
 def is_dsn(db: str) -> bool:

@@ -83,17 +83,15 @@ def run_server(
 
     algorithm = str(options.get("jwt_algorithm") or "HS256")
     _check_jwt(opt("jwt_key"), algorithm)
+    flags = {name: opt(f"llm_{name}") for name in ("model", "api_base", "api_key")}
     try:
         llm = llm_from(
             ModelSettings.resolve(
-                "llm",
-                model=opt("llm_model"),
-                api_base=opt("llm_api_base"),
-                api_key=opt("llm_api_key"),
+                "llm", model=flags["model"], api_base=flags["api_base"], api_key=flags["api_key"]
             )
         )
     except InvalidArgumentError as exc:  # named by its flag, as the embedder's are
-        raise model_flag_error("llm", exc) from None
+        raise model_flag_error("llm", exc, flags) from None
     embedder = cli_embedder()
     config = ServiceConfig(
         jwt_key=opt("jwt_key"),

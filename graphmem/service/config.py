@@ -60,7 +60,7 @@ def llm_from(settings: ModelSettings) -> Llm | None:
     if settings.model is None:
         return None
     if settings.api_base is None:
-        raise InvalidArgumentError("--llm-api-base", "is required with an LLM model")
+        raise InvalidArgumentError("api_base", "is required with an LLM model")
     return Llm(settings.model, api_base=settings.api_base, api_key=settings.api_key)
 
 

@@ -90,5 +90,21 @@ def test_an_embedder_base_or_key_without_a_model_is_refused(
 ) -> None:
     """Without a model the offline default would build the store, silently."""
     run = graphmem("add", "Likes tea.", option, value)
-    user_error(run, "--embedder-model: is required with an embedder API base or key")
+    user_error(
+        run,
+        "--embedder-model (or GRAPHMEM_EMBEDDER_MODEL): is required with an embedder API"
+        " base or key",
+    )
     assert not db.exists()
+
+
+def test_a_refused_setting_is_named_by_the_variable_it_came_from(
+    graphmem, built: Path, user_error
+) -> None:
+    run = graphmem("search", "pizza", env={"GRAPHMEM_EMBEDDER_MODEL": "local/nope"})
+    user_error(run, "GRAPHMEM_EMBEDDER_MODEL: unknown local model 'local/nope'")
+    assert "--embedder-model" not in run.err
+    run = graphmem(  # the flag wins over the variable, and names the error
+        "search", "pizza", "--embedder-model", "local/nope", env={"GRAPHMEM_EMBEDDER_MODEL": "x"}
+    )
+    user_error(run, "--embedder-model: unknown local model 'local/nope'")

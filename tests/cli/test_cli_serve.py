@@ -124,3 +124,13 @@ def test_serve_names_the_llm_flag_of_a_refused_value(graphmem, db: Path, user_er
     run = graphmem("serve", "--port", "0", "--llm-model", "m", "--llm-api-base", "ftp://x")
     user_error(run, "--llm-api-base: ")
     assert not db.exists()
+
+
+def test_serve_names_the_variable_of_a_refused_llm_setting(graphmem, db: Path, user_error) -> None:
+    run = graphmem(
+        "serve", "--port", "0", env={"GRAPHMEM_LLM_MODEL": "m", "GRAPHMEM_LLM_API_BASE": "ftp://x"}
+    )
+    user_error(run, "GRAPHMEM_LLM_API_BASE: ")
+    run = graphmem("serve", "--port", "0", env={"GRAPHMEM_LLM_MODEL": "m"})
+    user_error(run, "--llm-api-base (or GRAPHMEM_LLM_API_BASE): is required with an LLM model")
+    assert not db.exists()
