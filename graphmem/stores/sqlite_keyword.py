@@ -10,18 +10,37 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
 from graphmem.core.fusion import common_term_plans
 from graphmem.core.validation import SearchFilters
+from graphmem.errors import BackendError
 from graphmem.stores.vector_cache import VectorCache
 
 __all__ = ["SqliteKeyword", "ascii_tokens"]
 
 _MAX_KNOWN_TERMS = 50_000
+_LONGEST_KEPT_WORD = 64
+"""Longer words are tokenized again by each search rather than kept: the cache's
+bound is in words, and a word can be any length."""
+_LONGEST_TOKENIZED_WORD = 16_384
+"""Bytes (UTF-8) past which a non-ASCII word is not tokenized: FTS5 cuts a token at
+32 KiB (``FTS5_MAX_TOKEN_SIZE``), possibly inside a character, and the cut token is
+not text. Such a word is matched as given (FTS5 cuts the query's token as it cut
+the memories') and never counted, so never common."""
 _ASCII_TOKEN = re.compile(r"[0-9a-z]+")
+
+
+def _fetch_all(cursor: sqlite3.Cursor) -> list[Any]:
+    """``cursor.fetchall()``, a failure (such as a column that is not UTF-8) raised
+    as BackendError."""
+    try:
+        return cursor.fetchall()
+    except sqlite3.Error as exc:
+        raise BackendError(f"SQLite failed: {exc}"[:300]) from exc
 
 
 def ascii_tokens(word: str) -> tuple[str, ...]:
@@ -63,7 +82,9 @@ class SqliteKeyword:
         _, total, known = self._term_counts
         words: dict[tuple[str, ...], str] = {}  # one word per form in the index
         for word, tokens in zip(terms, self._index_tokens(terms), strict=True):
-            if tokens:  # a word FTS5 reads no token in (`___`) matches nothing
+            if tokens is None:  # too long to tokenize: a form of its own, not counted
+                words.setdefault(("", word), word)
+            elif tokens:  # a word FTS5 reads no token in (`___`) matches nothing
                 words.setdefault(tokens, word)
         single = {word: tokens[0] for tokens, word in words.items() if len(tokens) == 1}
         counts = {t: known[t] for t in single.values() if t in known}
@@ -78,29 +99,37 @@ class SqliteKeyword:
         by_word = {word: counts[token] for word, token in single.items()}
         return common_term_plans(list(words.values()), by_word, total)
 
-    def _index_tokens(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+    def _index_tokens(self, words: Sequence[str]) -> list[tuple[str, ...] | None]:
         """Each of ``words`` as the keyword index holds it: the tokens FTS5's
         tokenizer makes of it, which fold case and accents exactly as the index
         folds the memories' content. An ASCII word's are known without asking
         (:func:`ascii_tokens`); the others are tokenized by FTS5 in the
         connection's temp database (session.sql, ``graphmem_query_fts``, the
-        index's tokenizer), inside the caller's read, and kept (the tokenizer
-        does not change)."""
+        index's tokenizer), inside the caller's read, and the short ones kept (the
+        tokenizer does not change). None for a word too long to tokenize
+        (:data:`_LONGEST_TOKENIZED_WORD`)."""
         kept = self._word_tokens
         tokens = [ascii_tokens(w) if w.isascii() else kept.get(w) for w in words]
-        others = list(dict.fromkeys(w for w, t in zip(words, tokens, strict=True) if t is None))
-        if not others:
-            return [t or () for t in tokens]
-        self._run("reset-query-words")
-        self._run("insert-query-words", words=json.dumps(others))
-        read: list[list[str]] = [[] for _ in others]
-        for place, token in self._run("select-query-tokens").fetchall():
-            read[int(place)].append(str(token))
-        fresh = {word: tuple(found) for word, found in zip(others, read, strict=True)}
-        if len(kept) + len(fresh) > _MAX_KNOWN_TERMS:
-            kept.clear()
-        kept.update(fresh)
-        return [fresh[w] if t is None else t for w, t in zip(words, tokens, strict=True)]
+        others = list(
+            dict.fromkeys(
+                w
+                for w, t in zip(words, tokens, strict=True)
+                if t is None and len(w.encode()) <= _LONGEST_TOKENIZED_WORD
+            )
+        )
+        fresh: dict[str, tuple[str, ...]] = {}
+        if others:
+            self._run("reset-query-words")
+            self._run("insert-query-words", words=json.dumps(others))
+            read: list[list[str]] = [[] for _ in others]
+            for place, token in _fetch_all(self._run("select-query-tokens")):
+                read[int(place)].append(str(token))
+            fresh = {word: tuple(found) for word, found in zip(others, read, strict=True)}
+            short = {w: t for w, t in fresh.items() if len(w) <= _LONGEST_KEPT_WORD}
+            if len(kept) + len(short) > _MAX_KNOWN_TERMS:
+                kept.clear()
+            kept.update(short)
+        return [fresh.get(w) if t is None else t for w, t in zip(words, tokens, strict=True)]
 
     def _keyword_statement(self, filters: SearchFilters) -> str:
         # Under a user filter the match is tested against the user's rows before

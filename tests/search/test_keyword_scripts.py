@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import GraphMemory
+from graphmem import GraphMemory, HashingEmbedder
 from graphmem.core import fusion
 from graphmem.testing.model import ManualClock
 
@@ -120,4 +120,27 @@ def test_common_words_of_any_script_are_counted(
     ]
     found = [r.id for r in memory.search("ΣΚΎΛΟΣ Άρης", strategy="keyword", max_results=5)]
     assert found[0] == "ares" and len(found) == 5
+    memory.close()
+
+
+@pytest.mark.parametrize("letters", [5_000, 11_000])  # 15 and 33 KB: FTS5 cuts at 32 KiB
+def test_a_word_longer_than_fts5_keeps_whole_is_found(tmp_path: Path, letters: int) -> None:
+    word = "東" * letters
+    memory = GraphMemory(tmp_path / "long.db", embedder=HashingEmbedder(dim=8))
+    memory.add_memory(f"a long word {word} here", memory_id="long")
+    memory.add_memory("東京 is short", memory_id="short")
+    memory.add_memory(f"西{'東' * (letters - 1)}", memory_id="near")  # its first letter differs
+    assert [r.id for r in memory.search(word, strategy="keyword")] == ["long"]
+    assert memory.search(word, strategy="hybrid")[0].id == "long"
+    memory.close()
+
+
+def test_long_words_are_not_kept_by_the_token_cache(tmp_path: Path) -> None:
+    memory = GraphMemory(tmp_path / "kept.db", embedder=HashingEmbedder(dim=8))
+    memory.add_memory("Ο σκύλος", memory_id="dog")
+    store = memory._store
+    long = "σ" * 200
+    with store.transaction(write=False):
+        assert store._index_tokens(["σκύλος", long]) == [("σκύλοσ",), ("σ" * 200,)]  # type: ignore[attr-defined]
+    assert set(store._word_tokens) == {"σκύλος"}  # type: ignore[attr-defined]
     memory.close()
