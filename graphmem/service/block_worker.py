@@ -156,24 +156,34 @@ class BlockWorker:
             if block_id in self._queued:
                 return
             self._queued.add(block_id)
-        self._queue.put(block_id)
+            self._queue.put(block_id)  # the queue of the set it was added to
 
     def start(self) -> None:
-        """Start the worker; it queues the blocks left unfinished (see the module doc)."""
+        """Start the worker; it queues the blocks left unfinished (see the module doc).
+
+        Each start has a queue and a stop signal of its own: a worker of an earlier
+        start, still finishing a block, cannot take the new one's blocks or stop
+        it, nor the other way round."""
         if self._worker is not None:
             return
-        self._worker = threading.Thread(target=self._work, name="graphmem-blocks", daemon=True)
+        work: queue.Queue[str | None] = queue.Queue()
+        stop = threading.Event()
+        with self._lock:
+            self._queue, self._queued, self._stop = work, set(), stop
+        self._worker = threading.Thread(
+            target=self._work, args=(work, stop), name="graphmem-blocks", daemon=True
+        )
         self._worker.start()
         self.recover(force=True)
 
     def stop(self) -> None:
         """Stop the worker and hand back the blocks still held here; :meth:`start`
         may run it again, under a new owner name."""
+        worker, self._worker = self._worker, None
         self._stop.set()
-        if self._worker is not None:
+        if worker is not None:
             self._queue.put(None)
-            self._worker.join(timeout=30)
-            self._worker = None
+            worker.join(timeout=30)
         self._leases.stop(5.0)
         retire_owner(self.owner)
         try:
@@ -183,19 +193,19 @@ class BlockWorker:
             pass  # the store is gone: another server takes them over (owner gone)
         self.owner = new_owner()
         self._leases.restart()
-        self._stop.clear()
 
-    def _work(self) -> None:
-        while not self._stop.is_set():
+    def _work(self, work: queue.Queue[str | None], stop: threading.Event) -> None:
+        while not stop.is_set():
             try:
-                block_id = self._queue.get(timeout=RECOVER_EVERY)
+                block_id = work.get(timeout=RECOVER_EVERY)
             except queue.Empty:
                 block_id = ""
             if block_id is None:
                 return
             if block_id:
                 with self._lock:
-                    self._queued.discard(block_id)
+                    if work is self._queue:
+                        self._queued.discard(block_id)
                 with contextlib.suppress(GraphMemError):  # the session went away meanwhile
                     self.process(block_id)
             with contextlib.suppress(GraphMemError):  # transient: the next look tries again

@@ -214,3 +214,30 @@ def test_a_stopped_worker_hands_its_blocks_back_and_starts_again(
             assert done[3] == "base"
         finally:
             blocks.stop()
+
+
+def test_a_worker_started_again_after_a_busy_stop_keeps_processing(
+    tmp_path: Path, models: ModelServer
+) -> None:
+    """Stopped while it processes a block with more queued: the old worker exits
+    after that block, leaving its queue behind; the next start's worker must not
+    inherit it (its stop signal among it) and must process every later block."""
+    llm = Llm("chat-model", api_base=models.url)
+    db = tmp_path / "busy.db"
+    with GraphMemory(db, embedder=HashingEmbedder(dim=8)) as memory:
+        memory.create_thread("s", user_id="u")
+        blocks = BlockService(memory, llm)
+        blocks.start()
+        try:
+            models.stall("chat/completions", 1.0)
+            first = blocks.add("s", AddMemoryBody(facts=["One."], context_required=False))
+            second = blocks.add("s", AddMemoryBody(facts=["Two."], context_required=False))
+            _wait(lambda: _row(db, first.block_id)[1] == "processing")
+            blocks.stop()
+            blocks.start()
+            third = blocks.add("s", AddMemoryBody(facts=["Three."], context_required=False))
+            for block in (first, second, third):
+                _wait(lambda b=block: _row(db, b.block_id)[1] == "ready", seconds=20)
+        finally:
+            blocks.stop()
+        assert _contents(db) == ["One.", "Three.", "Two."]
