@@ -3,6 +3,7 @@ socket, then uvicorn."""
 
 from __future__ import annotations
 
+import signal
 import socket
 from collections.abc import Mapping
 
@@ -12,6 +13,15 @@ from graphmem.cli._store import UserError, cli_embedder, model_flag_error
 from graphmem.errors import InvalidArgumentError
 
 __all__ = ["run_server"]
+
+
+class _Stopped(Exception):
+    """SIGTERM, raised once uvicorn has shut down (it handles the signal while it
+    runs, then raises it again for the handler it found)."""
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise _Stopped
 
 
 def _check_jwt(key: str | None, algorithm: str) -> None:
@@ -113,10 +123,15 @@ def run_server(
             app = create_app(memory, llm=llm, config=config)
             server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
             click.echo(f"graphmem: serving {db!r} on {_url(sock)}", err=True)
+            previous = signal.signal(signal.SIGTERM, _stopped)
             try:
                 server.run(sockets=[sock])
+            except _Stopped:
+                pass  # shut down on SIGTERM: the handle closes below, exit status 0
             except SystemExit as exc:  # uvicorn's exit when the app's startup fails
                 raise UserError(f"the service did not start (status {exc.code})") from None
+            finally:
+                signal.signal(signal.SIGTERM, previous)  # a second SIGTERM ends it at once
         finally:
             memory.close()
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import time
@@ -60,6 +61,25 @@ def test_serve_on_port_0_announces_the_bound_port(script: Path, tmp_path: Path) 
         assert httpx.get(url + "/health", timeout=30).status_code == 200
     finally:
         _stop(process)
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
+def test_serve_closes_the_store_when_stopped_by_a_signal(
+    script: Path, tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
+    """SIGTERM (what service managers send) and SIGINT shut the server down and then
+    close the store: the last connection's close folds the WAL back into the file."""
+    db = tmp_path / "s.db"
+    process = _serve(script, db, "--port", "0")
+    try:
+        url = _announced(process, db)
+        assert httpx.get(url + "/health", timeout=30).status_code == 200
+        assert Path(f"{db}-wal").exists()  # open, in WAL mode
+        process.send_signal(sent)
+        assert process.wait(timeout=60) == status, db.with_suffix(".log").read_text()
+    finally:
+        _stop(process)
+    assert not Path(f"{db}-wal").exists()
 
 
 def test_serve_on_a_port_in_use_is_a_user_error(graphmem, db: Path, user_error) -> None:
