@@ -19,7 +19,8 @@ from graphmem.client.models import (
     UserInfo,
     UserList,
 )
-from graphmem.client.sync import _transport_error, read_answer
+from graphmem.client.sync import CLIENT_CLOSED, _transport_error, read_answer
+from graphmem.errors import ClosedError
 from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
 from graphmem.thread_models import Message
@@ -51,9 +52,12 @@ class AsyncAgentMemoryClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        """Close the connections (idempotent); every call then raises ClosedError."""
         await self._http.aclose()
 
     async def _send(self, call: Call) -> Any:
+        if self._http.is_closed:
+            raise ClosedError(CLIENT_CLOSED)
         try:
             response = await self._http.request(
                 call.method, call.path, json=call.json, params=call.params or None

@@ -19,6 +19,7 @@ from graphmem.client.models import (
     UserInfo,
     UserList,
 )
+from graphmem.errors import ClosedError
 from graphmem.models import MemoryRecord
 from graphmem.registry_models import Prompt, PromptList, PromptVersionList
 from graphmem.thread_models import Message
@@ -37,6 +38,9 @@ def read_answer(call: Call, response: httpx.Response) -> Any:
         registry = call.path.startswith("/v1/prompts")
         raise error_from_response(response.status_code, body, registry=registry)
     return call.read(body)
+
+
+CLIENT_CLOSED = "this client is closed; make a new one to call the service"
 
 
 def _transport_error(exc: httpx.HTTPError) -> ApiError:
@@ -66,9 +70,12 @@ class AgentMemoryClient:
         self.close()
 
     def close(self) -> None:
+        """Close the connections (idempotent); every call then raises ClosedError."""
         self._http.close()
 
     def _send(self, call: Call) -> Any:
+        if self._http.is_closed:
+            raise ClosedError(CLIENT_CLOSED)
         try:
             response = self._http.request(
                 call.method, call.path, json=call.json, params=call.params or None

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from graphmem import (
+    ClosedError,
     ConflictError,
     GraphMemError,
     InvalidArgumentError,
@@ -91,6 +92,27 @@ def test_error_answers_become_graphmem_errors(served: Served) -> None:
         with pytest.raises(ApiError) as down:
             nowhere.list_prompts()
         assert isinstance(down.value, GraphMemError) and down.value.code == "UNREACHABLE"
+
+
+def test_a_closed_client_raises_closed_error(served: Served) -> None:
+    client = AgentMemoryClient(served.url, served.read_key)
+    session = client.get_session  # a bound call, kept past close
+    assert client.list_users().users is not None
+    client.close()
+    client.close()  # twice is harmless
+    with pytest.raises(ClosedError, match="client is closed"):
+        client.list_users()
+    with pytest.raises(ClosedError):
+        session("s")
+
+    async def run() -> None:
+        async with AsyncAgentMemoryClient(served.url, served.read_key) as aclient:
+            await aclient.list_users()
+        await aclient.aclose()
+        with pytest.raises(ClosedError, match="client is closed"):
+            await aclient.list_users()
+
+    asyncio.run(run())
 
 
 def test_users_and_sessions_are_listed_in_pages_and_users_deleted(served: Served) -> None:
