@@ -61,7 +61,8 @@ CLOSED_MESSAGE = "this GraphMemory is closed; open a new one to use the store"
 
 
 class ClosedError(GraphMemError):
-    """The :class:`graphmem.GraphMemory` handle was closed; open a new one."""
+    """The :class:`graphmem.GraphMemory` handle (or a service client) was closed;
+    open a new one."""
 
 
 class SchemaError(GraphMemError):
