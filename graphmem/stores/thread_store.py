@@ -156,7 +156,7 @@ class SqlThreads(Store):
                 thread_id=thread_id,
                 now=format_time(now),
                 upto=upto,
-                size=size,
+                window_size=size,
             ).fetchall()
         return [message_from_row(r) for r in reversed(rows)]
 

@@ -104,7 +104,7 @@ ORDER BY m.message_position
 OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 
 -- name: list-window-messages
--- The last :size unexpired messages of a thread before position :upto, newest
+-- The last :window_size unexpired messages of a thread before position :upto, newest
 -- first (an extraction's window): read backwards from :upto through
 -- GRAPHMEM_MEMORY_MESSAGE_IX, so the work does not grow with the thread.
 SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
@@ -115,7 +115,7 @@ WHERE m.thread_id = :thread_id AND m.record_type = 'message'
   AND m.message_position < :upto
   AND (m.expires_at IS NULL OR m.expires_at > :now)
 ORDER BY m.message_position DESC
-FETCH FIRST :size ROWS ONLY;
+FETCH FIRST :window_size ROWS ONLY;
 
 -- name: get-messages
 -- The messages whose ids are in the JSON array :record_ids.

@@ -102,7 +102,7 @@ ORDER BY m.message_position
 LIMIT :limit OFFSET :offset;
 
 -- name: list-window-messages
--- The last :size unexpired messages of a thread before position :upto, newest
+-- The last :window_size unexpired messages of a thread before position :upto, newest
 -- first (an extraction's window): read backwards from :upto through
 -- graphmem_memory_message_ix, so the work does not grow with the thread.
 SELECT m.record_id, m.record_type, m.content, m.status, m.user_id, m.agent_id,
@@ -113,7 +113,7 @@ WHERE m.thread_id = :thread_id AND m.record_type = 'message'
   AND m.message_position < :upto
   AND (m.expires_at IS NULL OR m.expires_at > :now)
 ORDER BY m.message_position DESC
-LIMIT :size;
+LIMIT :window_size;
 
 -- name: get-messages
 -- The messages whose ids are in the JSON array :record_ids.
