@@ -239,6 +239,7 @@ class ThreadOperations(StoreHandle):
         check_id("thread_id", thread_id)
         new_meta = None if metadata is None else check_metadata("metadata", metadata)
         with self._store.transaction():
+            self._store.lock_thread(thread_id)
             info = self._store.get_thread(thread_id)
             if info is None:
                 raise NotFoundError(f"thread_id: no thread {thread_id!r}")

@@ -62,6 +62,13 @@ __all__ = ["BlockService"]
 _MAX_SUMMARY = 2000
 _log = logging.getLogger("graphmem.service")
 _MAX_ERROR = 2000
+_MAX_ERROR_BYTES = 4000  # Oracle's VARCHAR2(4000 CHAR) holds 4000 bytes at most
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to what a block's error column holds: :data:`_MAX_ERROR`
+    characters and :data:`_MAX_ERROR_BYTES` bytes of UTF-8, on a character."""
+    return text[:_MAX_ERROR].encode()[:_MAX_ERROR_BYTES].decode(errors="ignore")
 
 
 class ClaimLost(GraphMemError):
@@ -120,7 +127,10 @@ class BlockService(BlockWorker):
             body.prompt_id, body.prompt_vid, body.context_required
         )
         with self._store.transaction():
-            now = utc_now()  # in the write: blocks are accepted in created_at order
+            # in the write, the session's row locked: blocks are accepted in
+            # created_at order, on every backend
+            self._store.lock_thread(session_id)
+            now = utc_now()
             block = StoredBlock(
                 f"block_{uuid.uuid4().hex}",
                 session_id,
@@ -240,7 +250,7 @@ class BlockService(BlockWorker):
             summary = self._summarize(block, prompt.text)
         except GraphMemError as exc:
             _log.warning("block %s failed: %s", block.block_id, exc)
-            return replace(block, status="failed", error=client_text(exc)[:_MAX_ERROR])
+            return replace(block, status="failed", error=_cut(client_text(exc)))
         return replace(
             block, status="ready", summary=summary, resolved_vid=prompt.registry_vid, error=None
         )

@@ -49,6 +49,12 @@ class ThreadStore(ABC):
         """Insert a thread (message counters start at 0); ConflictError when the id exists."""
 
     @abstractmethod
+    def lock_thread(self, thread_id: str) -> None:
+        """Inside a write: keep other writers off the thread's row until the
+        transaction ends, before reading the row to decide its update (a store
+        whose writers are serialized already has nothing to do)."""
+
+    @abstractmethod
     def get_thread(self, thread_id: str) -> ThreadInfo | None:
         """The thread, or None."""
 

@@ -70,6 +70,10 @@ class SqlThreads(Store):
                 created_at=format_time(thread.created_at),
             )
 
+    def lock_thread(self, thread_id: str) -> None:
+        with self.transaction():  # the caller's, which the lock lasts for
+            self._run("lock-thread", thread_id=thread_id).fetchall()
+
     def get_thread(self, thread_id: str) -> ThreadInfo | None:
         with self.transaction(write=False):
             row = self._run("get-thread", thread_id=thread_id).fetchone()

@@ -49,6 +49,9 @@ class MemoryThreads(Store):
             counters["summary"] = optional_text(thread.summary)  # model_copy does not validate
             self._threads[thread.thread_id] = thread.model_copy(update=counters)
 
+    def lock_thread(self, thread_id: str) -> None:
+        pass  # one writer at a time already (the store's transaction lock)
+
     def get_thread(self, thread_id: str) -> ThreadInfo | None:
         with self.transaction(write=False):
             return self._threads.get(thread_id)

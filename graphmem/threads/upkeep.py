@@ -102,6 +102,7 @@ def _store(thread: Thread, info: ThreadInfo, used: list[Message], update: Summar
     memory = thread._memory
     store = memory._store
     with store.transaction():
+        store.lock_thread(thread.thread_id)
         now = store.get_thread(thread.thread_id)
         if now is None or now.created_at != info.created_at:
             return True  # deleted: nothing to summarize any more
@@ -161,6 +162,7 @@ def forget_summary(memory: GraphMemory, thread_id: str, position: int) -> None:
     (``summarized_count`` 0), so that nothing of the old text is shown and the next
     refresh starts over."""
     store = memory._store
+    store.lock_thread(thread_id)
     info = store.get_thread(thread_id)
     if info is None or info.summary is None:
         return

@@ -769,6 +769,7 @@ def _exercise_threads(store: OracleStore) -> None:
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     info = ThreadInfo(thread_id="t", user_id="u", created_at=now, updated_at=now)
     store.insert_thread(info)
+    store.lock_thread("t")
     assert store.get_thread("t") == thread_from_row(THREAD_ROW)
     assert [t.thread_id for t in store.list_threads("u", None, 10, 0)] == ["t"]
     assert store.count_threads("u", None) == 1

@@ -249,3 +249,14 @@ def test_a_retry_resumes_the_content_without_writing_twice(svc: Service) -> None
     stored = sorted(m.content for m in svc.memory.list_memories())
     assert stored == ["Order #7 is late (base).", "one", "two"]  # the facts, one extracted
     assert [m.content for m in svc.memory.get_thread("s").get_messages()] == ["hi"]
+
+
+def test_a_blocks_error_text_fits_its_column_in_bytes() -> None:
+    """Oracle's VARCHAR2(4000 CHAR) holds 4000 bytes at most: 2000 characters of a
+    three-byte script would not fit."""
+    from graphmem.service.blocks import _cut
+
+    assert _cut("e" * 3000) == "e" * 2000
+    cut = _cut("東" * 2000)
+    assert cut == "東" * 1333 and len(cut.encode()) <= 4000
+    assert _cut("ab東") == "ab東"

@@ -12,6 +12,12 @@ INSERT INTO graphmem_thread (
     0, 0, :created_at, :created_at
 );
 
+-- name: lock-thread
+-- Lock the thread's row until the transaction ends, before a read of the row
+-- that decides its update (reads are READ COMMITTED: two such updates would
+-- otherwise each write back what it read before the other committed).
+SELECT thread_id FROM graphmem_thread WHERE thread_id = :thread_id FOR UPDATE;
+
 -- name: get-thread
 -- One thread by id.
 SELECT t.thread_id, t.user_id, t.agent_id, t.metadata, t.settings, t.summary, t.topics,

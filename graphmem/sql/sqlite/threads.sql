@@ -11,6 +11,11 @@ INSERT INTO graphmem_thread (
     0, 0, :created_at, :created_at
 );
 
+-- name: lock-thread
+-- Oracle's twin locks the thread's row until the transaction ends; here
+-- BEGIN IMMEDIATE serializes writers already, and this only reads the key.
+SELECT thread_id FROM graphmem_thread WHERE thread_id = :thread_id;
+
 -- name: get-thread
 -- One thread by id.
 SELECT t.thread_id, t.user_id, t.agent_id, t.metadata, t.settings, t.summary, t.topics,

@@ -1,0 +1,92 @@
+"""Every write that reads a thread's row to decide that row's update locks the row
+first, in the same transaction (``lock-thread``): on Oracle, whose reads are READ
+COMMITTED, two such writes would otherwise each write back what it read before the
+other committed. SQLite serializes writers already; the order of the calls is the
+same on both, and is checked here on a real file, the statement itself statically."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem import GraphMemory, HashingEmbedder
+from graphmem.service.blocks import BlockService
+from graphmem.service.schemas import AddMemoryBody
+from graphmem.sqlfiles import load_statements
+
+
+@pytest.fixture
+def traced(tmp_path: Path) -> Iterator[tuple[GraphMemory, list[tuple[str, int]]]]:
+    memory = GraphMemory(tmp_path / "locks.db", embedder=HashingEmbedder(dim=8))
+    store: Any = memory._store
+    calls: list[tuple[str, int]] = []
+    for name in ("lock_thread", "get_thread", "update_thread", "insert_block"):
+        method = getattr(store, name)
+
+        def spy(*args: Any, _name: str = name, _method: Any = method) -> Any:
+            calls.append((_name, store._depth))
+            return _method(*args)
+
+        setattr(store, name, spy)
+    yield memory, calls
+    memory.close()
+
+
+def _writes(calls: list[tuple[str, int]]) -> list[str]:
+    """The calls made inside the caller's write transaction (depth 1 or more) that
+    read or change a thread row; get_thread opens a nested read in there."""
+    return [name for name, depth in calls if depth >= 1]
+
+
+def test_update_thread_locks_before_it_reads(traced: Any) -> None:
+    memory, calls = traced
+    memory.create_thread("t", user_id="u")
+    calls.clear()
+    memory.update_thread("t", metadata={"k": 1})
+    assert _writes(calls)[:3] == ["lock_thread", "get_thread", "update_thread"]
+
+
+def test_the_summary_is_stored_under_the_lock(traced: Any) -> None:
+    memory, calls = traced
+    thread = memory.create_thread(
+        "t", user_id="u", enable_context_summary=True, context_summary_update_frequency=2
+    )
+    calls.clear()
+    thread.add_messages([{"role": "user", "content": "Hi."}, {"role": "user", "content": "Tea."}])
+    written = _writes(calls)
+    at = written.index("update_thread")
+    assert written[at - 2 : at] == ["lock_thread", "get_thread"]
+
+
+def test_an_edit_under_the_summary_forgets_it_under_the_lock(traced: Any) -> None:
+    memory, calls = traced
+    thread = memory.create_thread(
+        "t", user_id="u", enable_context_summary=True, context_summary_update_frequency=1
+    )
+    thread.add_messages([{"role": "user", "content": "Hi."}])
+    message = thread.get_messages()[0]
+    calls.clear()
+    thread.update_message(message.id, content="Hello.")
+    written = _writes(calls)
+    at = written.index("update_thread")
+    assert written[at - 2 : at] == ["lock_thread", "get_thread"]
+
+
+def test_a_block_is_accepted_under_its_sessions_lock(traced: Any) -> None:
+    memory, calls = traced
+    memory.create_thread("s", user_id="u")
+    blocks = BlockService(memory, None)
+    calls.clear()
+    blocks.add("s", AddMemoryBody(facts=["One."], context_required=False))
+    written = _writes(calls)
+    assert written.index("lock_thread") < written.index("insert_block")
+
+
+def test_oracle_locks_the_row_and_sqlite_reads_the_key() -> None:
+    oracle, sqlite = load_statements("oracle"), load_statements("sqlite")
+    assert oracle["lock-thread"].sql.rstrip().upper().endswith("FOR UPDATE")
+    assert "FOR UPDATE" not in sqlite["lock-thread"].sql.upper()
+    assert oracle["lock-thread"].binds == sqlite["lock-thread"].binds == {"thread_id"}
