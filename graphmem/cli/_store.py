@@ -16,6 +16,7 @@ from graphmem.memory import GraphMemory
 from graphmem.models import SchemaPolicy
 from graphmem.service.config import ModelSettings, embedder_from
 from graphmem.sqlfiles import DEFAULT_PREFIX, validate_identifier
+from graphmem.stores import looks_like_dsn
 from graphmem.stores.sqlite_schema import stores_in_file
 
 __all__ = [
@@ -147,8 +148,9 @@ def cli_embedder() -> Embedder | None:
 
 
 def is_dsn(db: str) -> bool:
-    """Whether ``--db`` names an Oracle database rather than a SQLite file."""
-    return "@" in db and "/" in db
+    """Whether ``--db`` names an Oracle database rather than a SQLite file, exactly
+    as the library decides it (a path such as ``bk@2024/mem.db`` is a file)."""
+    return looks_like_dsn(db)
 
 
 def _is_wal_file(db: str) -> bool:

@@ -122,9 +122,10 @@ def run_server(
         try:
             app = create_app(memory, llm=llm, config=config)
             server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-            click.echo(f"graphmem: serving {db!r} on {_url(sock)}", err=True)
+            # before the announcement: a SIGTERM right after it still closes the store
             previous = signal.signal(signal.SIGTERM, _stopped)
             try:
+                click.echo(f"graphmem: serving {db!r} on {_url(sock)}", err=True)
                 server.run(sockets=[sock])
             except _Stopped:
                 pass  # shut down on SIGTERM: the handle closes below, exit status 0

@@ -28,10 +28,16 @@ __all__ = ["export", "import_"]
 def _refuse_store_output(output: str, db: str) -> None:
     """A usage error when ``-o`` names the store's own file (or a file SQLite keeps
     beside it): the export would overwrite what it reads."""
-    if is_dsn(db) or not os.path.exists(output):
+    if is_dsn(db):
         return
     for suffix in ("", "-wal", "-shm", "-journal"):
-        if os.path.exists(db + suffix) and os.path.samefile(output, db + suffix):
+        # SQLite makes the files beside it while the store is open: by name too
+        same_name = os.path.abspath(output) == os.path.abspath(db + suffix)
+        if same_name or (
+            os.path.exists(output)
+            and os.path.exists(db + suffix)
+            and os.path.samefile(output, db + suffix)
+        ):
             raise click.BadParameter(
                 f"{output!r} is the store's {'file' if not suffix else suffix + ' file'}: "
                 "the export would overwrite the store; write to another file",

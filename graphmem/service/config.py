@@ -58,6 +58,10 @@ class ModelSettings:
 def llm_from(settings: ModelSettings) -> Llm | None:
     """The LLM the settings name, or None (no LLM: no extraction, deterministic summaries)."""
     if settings.model is None:
+        if settings.api_base is not None or settings.api_key is not None:
+            raise InvalidArgumentError(
+                "model", "is required with an LLM API base or key (none: no LLM)"
+            )
         return None
     if settings.api_base is None:
         raise InvalidArgumentError("api_base", "is required with an LLM model")

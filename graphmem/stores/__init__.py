@@ -9,12 +9,12 @@ from graphmem.errors import InvalidArgumentError
 from graphmem.models import SchemaPolicy
 from graphmem.stores.base import Store
 
-__all__ = ["open_store"]
+__all__ = ["looks_like_dsn", "open_store"]
 
 _DSN = re.compile(r"[A-Za-z][\w$#]*/[^/@\s]*@[^/:\s]+(:\d+)?(/\S+)?")
 
 
-def _looks_like_dsn(connection: object) -> bool:
+def looks_like_dsn(connection: object) -> bool:
     """``user/password@host:port/service`` (port or service required), not a file."""
     if not isinstance(connection, str):
         return False
@@ -33,7 +33,7 @@ def open_store(connection: object, prefix: str, schema_policy: SchemaPolicy) -> 
         return connection
     # An oracledb pool or connection, or a DSN 'user/password@host:port/service'.
     driver = type(connection).__module__.partition(".")[0]
-    if _looks_like_dsn(connection) or driver == "oracledb":
+    if looks_like_dsn(connection) or driver == "oracledb":
         from graphmem.stores.oracle import OracleStore
 
         return OracleStore(connection, prefix, schema_policy)

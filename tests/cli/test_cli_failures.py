@@ -58,6 +58,31 @@ def test_export_to_the_store_file_is_a_usage_error(
     assert graphmem("get", "thin").code == 0
 
 
+@pytest.mark.parametrize("suffix", ["-wal", "-shm"])
+def test_export_to_a_file_sqlite_keeps_beside_the_store_is_a_usage_error(
+    graphmem, pizza_db: Path, suffix: str
+) -> None:
+    """Those files exist only while the store is open: refused by name."""
+    run = graphmem("export", "-o", f"{pizza_db}{suffix}")
+    assert run.code == 2, run.err
+    assert f"the store's {suffix} file" in run.err
+    assert graphmem("get", "thin").code == 0
+
+
+def test_a_path_with_at_and_slash_is_a_file_not_an_oracle_dsn(graphmem, tmp_path: Path) -> None:
+    folder = tmp_path / "bk@2024"
+    folder.mkdir()
+    db = str(folder / "mem.db")
+    assert graphmem("add", "--db", db, "--id", "a", "hello").code == 0
+    before = Path(db).read_bytes()
+    run = graphmem("export", "--db", db, "-o", db)
+    assert run.code == 2, run.err
+    assert "the store's file" in run.err
+    assert Path(db).read_bytes() == before
+    run = graphmem("list", "--db", str(folder / "nope.db"))
+    assert run.code == 1 and "no store at" in run.err
+
+
 def test_a_refused_command_keeps_a_store_it_did_not_create(graphmem, pizza_db: Path) -> None:
     assert graphmem("add", "--ttl-days", "-1", "Some text.").code == 1
     with GraphMemory(pizza_db) as memory:

@@ -154,3 +154,27 @@ def test_serve_names_the_variable_of_a_refused_llm_setting(graphmem, db: Path, u
     run = graphmem("serve", "--port", "0", env={"GRAPHMEM_LLM_MODEL": "m"})
     user_error(run, "--llm-api-base (or GRAPHMEM_LLM_API_BASE): is required with an LLM model")
     assert not db.exists()
+
+
+def test_serve_refuses_an_llm_base_or_key_without_a_model(graphmem, db: Path, user_error) -> None:
+    """Without a model the server would start with no LLM, silently."""
+    run = graphmem("serve", "--port", "0", "--llm-api-base", "http://127.0.0.1:9/v1")
+    user_error(run, "--llm-model (or GRAPHMEM_LLM_MODEL): is required with an LLM API base")
+    run = graphmem("serve", "--port", "0", env={"GRAPHMEM_LLM_API_KEY": "sk-test"})
+    user_error(run, "--llm-model (or GRAPHMEM_LLM_MODEL): is required with an LLM API base")
+    assert not db.exists()
+
+
+def test_serve_closes_the_store_on_a_sigterm_right_after_it_announces(
+    script: Path, tmp_path: Path
+) -> None:
+    """A supervisor that waits for the announcement and stops the server at once."""
+    db = tmp_path / "s.db"
+    process = _serve(script, db, "--port", "0")
+    try:
+        _announced(process, db)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0, db.with_suffix(".log").read_text()
+    finally:
+        _stop(process)
+    assert not Path(f"{db}-wal").exists()
