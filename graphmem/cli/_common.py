@@ -58,6 +58,26 @@ def filter_options(func: F) -> F:
     return func
 
 
+_DEEPEST = 500
+"""Nesting past which a JSON option value counts as unparsable on every Python
+(before 3.13 ``json.loads`` raises RecursionError somewhat under 1,000 levels;
+3.13's parses far deeper). The library refuses metadata past 32 levels anyway."""
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``, refusing (ValueError) nesting past :data:`_DEEPEST` levels."""
+    value = json.loads(text)
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > _DEEPEST:
+                raise ValueError("nested too deeply")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return value
+
+
 def _where(pairs: tuple[str, ...]) -> dict[str, Any] | None:
     found: dict[str, Any] = {}
     for pair in pairs:
@@ -65,7 +85,7 @@ def _where(pairs: tuple[str, ...]) -> dict[str, Any] | None:
         if not sep or not key:
             raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--where")
         try:
-            found[key] = json.loads(text)
+            found[key] = _loads(text)
         except (ValueError, RecursionError):  # not JSON (or too deep to parse): text
             found[key] = text
     return found or None
@@ -87,7 +107,7 @@ def json_object(text: str | None, option: str) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"is not JSON: {exc.msg}", param_hint=option) from None
     except (ValueError, RecursionError):  # json.loads refuses these without a JSONDecodeError
