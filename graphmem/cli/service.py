@@ -106,7 +106,8 @@ def create(db: str, store: str | None, role: str, label: str | None) -> None:
 @db_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(db: str, store: str | None, as_json: bool) -> None:
-    """The keys: id, role, label, created and revoked times (never the secret)."""
+    """The keys: id, role, live or revoked, label (--json adds the created and revoked
+    times); never the secret."""
     from graphmem.service.keys import list_keys
 
     with open_memory(db, store) as memory:
@@ -134,9 +135,9 @@ def list_(db: str, store: str | None, as_json: bool) -> None:
 @db_options
 @click.argument("key_id")
 def revoke(db: str, store: str | None, key_id: str) -> None:
-    """Revoke a key for good (KEY_ID as `graphmem keys list` shows it)."""
+    """Revoke a key for good (KEY_ID as `graphmem keys list` shows it, or the whole key)."""
     from graphmem.service.keys import revoke_key
 
     with open_memory(db, store) as memory:
-        revoke_key(memory._store, key_id)
-    click.echo(f"revoked {key_id}")
+        revoked = revoke_key(memory._store, key_id)
+    click.echo(f"revoked {revoked}")

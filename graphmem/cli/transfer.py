@@ -216,7 +216,11 @@ def _summary(report: ImportReport) -> str:
     show_default=True,
     help="Lines per transaction.",
 )
-@click.option("--resume", is_flag=True, help="Skip memories and links whose id is already stored.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Skip what is already stored: memories, links, users, agents, threads, messages, prompts.",
+)
 @click.option(
     "--progress/--no-progress",
     default=None,

@@ -50,15 +50,20 @@ def list_keys(store: Store) -> list[StoredApiKey]:
         return store.list_api_keys()
 
 
-def revoke_key(store: Store, key_id: str) -> None:
-    """Revoke a key for good.
+def revoke_key(store: Store, key_id: str) -> str:
+    """Revoke a key for good; ``key_id`` may also be the whole key, whose id is
+    used (the secret is repeated nowhere). Returns the id.
 
     Raises:
         NotFoundError: no live key of that id.
     """
+    whole = KEY_PATTERN.fullmatch(key_id)
+    if whole is not None:
+        key_id = whole.group(1)
     with store.transaction():
         if not store.revoke_api_key(key_id, utc_now()):
             raise NotFoundError(f"key_id: no live API key {key_id!r}")
+    return key_id
 
 
 def verify_key(store: Store, text: str) -> str | None:

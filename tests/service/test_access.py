@@ -160,6 +160,16 @@ def test_keys_cli_create_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["keys", "list", "--db", db]) == 0
     assert f"{key_id}  read   revoked" in capsys.readouterr().out
     assert main(["keys", "revoke", "--db", db, key_id]) == 1  # no live key of that id
+    capsys.readouterr()
+    assert main(["keys", "revoke", "--db", db, key]) == 1  # the whole key: its id, no secret
+    secret = KEY_PATTERN.fullmatch(key).group(2)  # type: ignore[union-attr]
+    shown = capsys.readouterr()
+    assert secret not in shown.out + shown.err and key_id in shown.err
+    assert main(["keys", "create", "--db", db, "--role", "read"]) == 0
+    other = capsys.readouterr().out.strip()
+    assert main(["keys", "revoke", "--db", db, other]) == 0
+    other_id = KEY_PATTERN.fullmatch(other).group(1)  # type: ignore[union-attr]
+    assert capsys.readouterr().out == f"revoked {other_id}\n"
     assert main(["keys", "create", "--db", db, "--role", "owner"]) == 2
     import sqlite3
 
