@@ -26,7 +26,6 @@ from graphmem.core.validation import (
 )
 from graphmem.errors import InvalidArgumentError, NotFoundError
 from graphmem.extraction.config import MemoryExtractionConfig
-from graphmem.extraction.jobs import JobRunner
 from graphmem.extraction_ops import ExtractionOperations
 from graphmem.graph_ops import GraphOperations
 from graphmem.links import LinkOperations
@@ -38,21 +37,11 @@ from graphmem.search.config import TopKMemorySearchConfig
 from graphmem.search.operations import SearchOperations, client_search_config
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
-from graphmem.stores.base import Store
 from graphmem.thread_ops import ThreadOperations, check_llm
 
 __all__ = ["CLOSE_TIMEOUT", "GraphMemory"]
 
 CLOSE_TIMEOUT = 30.0
-
-
-def _stop_jobs(jobs: JobRunner, store: Store) -> None:
-    """``close()``'s first step; also a handle's finalizer, for a handle left unclosed
-    at exit or collected: the workers are daemon threads, which must not be inside a
-    statement when the store's finalizer closes the connection."""
-    jobs.stop(CLOSE_TIMEOUT, store)
-
-
 """Seconds ``close()`` lets running extraction jobs finish."""
 
 
@@ -162,9 +151,10 @@ class GraphMemory(
         self._token_counter = token_counter or estimate_tokens
         self._init_extraction(memory_extraction_config, extraction_workers, extraction_max_attempts)
         self._open = open_store(connection, prefix, schema_policy)
-        # Made after the store's own finalizer, so it runs first: at exit (or when an
-        # unclosed handle is collected) the workers stop before the file closes.
-        self._stop_jobs = weakref.finalize(self, _stop_jobs, self._jobs, self._open)
+        # close()'s first step, and the finalizer of a handle left unclosed at exit or
+        # collected. Made after the store's own finalizer, so it runs first: the
+        # workers (daemon threads) stop before the store's connection closes.
+        self._stop_jobs = weakref.finalize(self, self._jobs.stop, CLOSE_TIMEOUT, self._open)
         self._pool = WorkerPool()
         self._resume_jobs()
 
