@@ -22,7 +22,7 @@ from graphmem.thread_models import Message, ThreadInfo
 from graphmem.threads import context, upkeep
 from graphmem.threads.card_model import ContextCard
 from graphmem.threads.extraction import ThreadExtraction
-from graphmem.threads.messages import check_messages, slice_bounds
+from graphmem.threads.messages import NO_END, check_messages, slice_bounds, tail_bounds
 from graphmem.threads.records import ThreadRecords
 from graphmem.threads.settings import SearchModels, ThreadSettings, check_concurrency
 
@@ -181,10 +181,20 @@ class Thread(ThreadRecords, ThreadExtraction):
 
     def get_messages(self, start: int | None = None, end: int | None = None) -> list[Message]:
         """The thread's messages in order, sliced like ``messages[start:end]``
-        (negative indexes count from the end; expired messages left out)."""
-        self.info()
+        (negative indexes count from the end; expired messages left out).
+
+        The last messages (``get_messages(-n)``, ``get_messages(-n, -k)``) are
+        read backwards from the thread's end: their cost does not grow with the
+        thread.
+        """
         store, now = self._memory._store, self._memory._clock()
         with store.transaction(write=False):
+            self.info()
+            tail = tail_bounds(start, end)
+            if tail is not None:
+                size, drop = tail
+                found = store.window_messages(self.thread_id, now, NO_END, size)
+                return found[: max(0, len(found) - drop)]
             offset, limit = slice_bounds(start, end, store.count_messages(self.thread_id, now))
             if limit == 0:
                 return []

@@ -74,6 +74,24 @@ def _check_index(argument: str, value: object) -> int | None:
     return value
 
 
+# Above every message position: a read backwards from it starts at the thread's end.
+NO_END = 2**62
+
+
+def tail_bounds(start: object, end: object) -> tuple[int, int] | None:
+    """``(size, drop)`` when ``messages[start:end]`` is ``messages[-size:]`` without
+    its last ``drop`` (a negative ``start``, and no ``end`` or a negative one), so
+    it can be read backwards from the thread's end; otherwise None.
+
+    >>> tail_bounds(-3, None), tail_bounds(-5, -2), tail_bounds(-2, 4), tail_bounds(1, None)
+    ((3, 0), (5, 2), None, None)
+    """
+    first, stop = _check_index("start", start), _check_index("end", end)
+    if first is None or first >= 0 or (stop is not None and stop >= 0):
+        return None
+    return -first, 0 if stop is None else -stop
+
+
 def slice_bounds(start: object, end: object, count: int) -> tuple[int, int]:
     """``(offset, limit)`` of ``messages[start:end]`` over ``count`` messages, as
     Python slices (negative indexes count from the end).

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from graphmem.core.validation import check_non_negative
 from graphmem.errors import GraphMemError, InvalidArgumentError
 from graphmem.thread_models import Message, ThreadInfo
+from graphmem.threads.messages import NO_END
 from graphmem.threads.settings import ThreadSettings
 from graphmem.threads.summary import SummaryUpdate, fallback_summary, llm_summary
 
@@ -199,25 +200,31 @@ def summary_text(thread: Thread, except_last: object, token_budget: object) -> s
                 "token_budget", f"must be a positive integer or None; got {token_budget!r:.60}"
             )
         budget = token_budget
-    info = thread.info()
-    messages = thread.get_messages()
-    included = messages[: max(0, len(messages) - skip)]
-    if not included:
-        return ""
-    covered = included[-1].position + 1
-    settings = ThreadSettings.from_json(info.settings)
-    stored = info.summary is not None and info.summarized_count > 0  # it covers messages
-    if stored and info.summarized_count == covered:
-        return _cut(info.summary or "", budget)
-    llm = _llm(thread, settings)
+    memory = thread._memory
+    store, tid = memory._store, thread.thread_id
+    with store.transaction(write=False):  # the reads; the LLM is called after it
+        info = thread.info()
+        # the last message to summarize, read backwards from the thread's end
+        last = store.window_messages(tid, memory._clock(), NO_END, skip + 1)
+        if len(last) <= skip:
+            return ""
+        covered = last[0].position + 1
+        settings = ThreadSettings.from_json(info.settings)
+        stored = info.summary is not None and info.summarized_count > 0  # it covers messages
+        if stored and info.summarized_count == covered:
+            return _cut(info.summary or "", budget)
+        llm = _llm(thread, settings)
+        if llm is None:
+            recent = _newest(memory, tid, 0, covered, count=_FALLBACK_MESSAGES)
+        else:
+            # the stored summary folded with the messages it lacks, when it covers
+            # fewer than asked; else a summary of the asked messages alone
+            low = info.summarized_count if stored and info.summarized_count < covered else 0
+            previous = (info.summary, info.topics) if low else (None, ())
+            limit = settings.context_card_token_limit
+            new = _newest(memory, tid, low, covered, chars=max(0, limit) * 4)
     if llm is None:
-        summary, _ = fallback_summary(_pairs(included))
+        summary, _ = fallback_summary(_pairs(recent))
         return _cut(summary, budget)
-    previous: tuple[str | None, tuple[str, ...]] = (None, ())
-    new = included
-    if stored and info.summarized_count < covered:
-        previous = (info.summary, info.topics)
-        new = [m for m in included if m.position >= info.summarized_count]
-    limit = settings.context_card_token_limit
     summary, _ = llm_summary(llm, previous[0], previous[1], _pairs(new), limit)
     return _cut(summary, budget)

@@ -227,3 +227,36 @@ def test_an_extraction_window_reads_the_window_not_the_thread(
         steps.append(_counted(memory, lambda m=memory, u=upto: _window_at(m, u)))
     small, big = steps
     assert big <= 1.3 * small + 50, (small, big)
+
+
+def _last_messages(memory: GraphMemory, start: int, end: int | None) -> list[str]:
+    return [m.content for m in memory.get_thread("long").get_messages(start, end)]
+
+
+@pytest.mark.parametrize(("start", "end"), [(-5, None), (-5, -2), (-1, None)])
+def test_the_last_messages_read_the_tail_not_the_thread(
+    long_threads: dict[int, GraphMemory], start: int, end: int | None
+) -> None:
+    """``get_messages(-n)`` (a card's recent messages) reads backwards from the end."""
+    steps = []
+    for n, memory in long_threads.items():
+        assert _last_messages(memory, start, end) == [f"said {i}" for i in range(n)][start:end]
+        steps.append(_counted(memory, lambda m=memory: _last_messages(m, start, end)))
+    small, big = steps
+    assert big <= 1.3 * small + 50, (small, big)
+
+
+@pytest.mark.parametrize("except_last", [0, 3])
+def test_a_summary_reads_what_it_shows_not_the_thread(
+    long_threads: dict[int, GraphMemory], except_last: int
+) -> None:
+    """``get_summary`` (the stored one, or the last few messages without an LLM)."""
+    steps = []
+    for n, memory in long_threads.items():
+        thread = memory.get_thread("long")
+        summary = thread.get_summary(except_last)
+        assert f"said {n - 1 - except_last}" in summary
+        assert f"said {n - except_last}" not in summary
+        steps.append(_counted(memory, lambda t=thread: t.get_summary(except_last)))
+    small, big = steps
+    assert big <= 1.3 * small + 50, (small, big)
