@@ -183,8 +183,9 @@ class SearchOperations(StoreHandle):
         texts = {record_id: record.content for record_id, record in records.items()}
         hits, stats = postprocess(hits, texts, rerank_config, prune_config, stats)
         with self._store.transaction(write=False):
-            hits = still_passing(self._store, hits, request)
-            return linked_context(self._store, hits, request), stats
+            passing = still_passing(self._store, hits, request)
+            stats = replace(stats, stale_dropped=len(hits) - len(passing))
+            return linked_context(self._store, passing, request), stats
 
     def _search_request(
         self,

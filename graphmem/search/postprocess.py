@@ -37,6 +37,10 @@ class SearchStats:
             ``num_probe_points``; EXHAUSTIVE: one per candidate).
         pruned: results the pruner dropped.
         budget_dropped: results the token budgets dropped.
+        stale_dropped: results left out because, while the reranker or pruner
+            ran, they were deleted or changed so that the search would no
+            longer return them (moved out of its filters, expired, or made
+            invalid without ``include_invalid_results``).
     """
 
     strategy: str = "vector"
@@ -47,6 +51,7 @@ class SearchStats:
     pruner_call_bound: int = 0
     pruned: int = 0
     budget_dropped: int = 0
+    stale_dropped: int = 0
 
 
 class SearchResults(list[SearchResult]):

@@ -199,6 +199,19 @@ def test_hit_deleted_while_a_model_runs_is_left_out() -> None:
 
     results = memory.search("apple", search_config=TopKMemorySearchConfig(reranker=Deleting()))
     assert "m0" not in _ids(results) and len(results) == 4
+    assert (results.stats.retrieved, results.stats.reranked) == (5, 5)
+    assert results.stats.stale_dropped == 1
+
+
+def test_no_hit_changed_while_a_model_runs_drops_none() -> None:
+    memory = fruit_memory()
+
+    class Keeping:
+        def rerank(self, query, documents):
+            return [RerankResult(i, 0.0) for i in range(len(documents))]
+
+    results = memory.search("apple", search_config=TopKMemorySearchConfig(reranker=Keeping()))
+    assert len(results) == 5 and results.stats.stale_dropped == 0
 
 
 def test_without_models_results_identical_to_plain_search() -> None:
