@@ -291,7 +291,8 @@ def _thread_workload(store: GraphMemory) -> None:
     first, _ = thread.add_messages(
         [{"role": "user", "content": "tea?"}, {"role": "assistant", "content": "green tea"}]
     )
-    thread.get_messages(-1)
+    thread.get_messages(-1)  # read backwards from the end
+    thread.get_messages(1)  # counted, then offset
     taken = {"kind": "message", "message_id": "m", "thread_id": "t", "role": "user"}
     line = json.dumps({**taken, "content": "tea!", "position": 1}).encode()
     with pytest.raises(ImportLineError, match="is held by"):  # reads the thread's places
