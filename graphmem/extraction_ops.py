@@ -273,6 +273,7 @@ class ExtractionOperations(StoreHandle):
         check_id("job_id", job_id)
         with self._store.transaction():
             current = self.get_job(job_id)
+            self._store.lock_thread(current.thread_id)  # claims of its thread wait (Oracle)
             if not self._store.retry_job(job_id, utc_now()):
                 raise ConflictError(f"job_id: job {job_id!r} is {current.status}, not failed")
         self._jobs.notify()

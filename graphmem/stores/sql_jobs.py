@@ -64,6 +64,10 @@ class SqlJobs(JobStore):
     def _run(self, name: str, **binds: Any) -> Any:
         """Execute one named statement (see :class:`~graphmem.stores.sql_store.SqlStore`)."""
 
+    @abstractmethod
+    def lock_thread(self, thread_id: str) -> None:
+        """See :meth:`~graphmem.stores.thread_base.ThreadStore.lock_thread`."""
+
     def insert_job(self, job: StoredJob) -> None:
         self._run(
             "insert-job",
@@ -96,6 +100,9 @@ class SqlJobs(JobStore):
         row = self._run("next-job", now=format_time(now), thread_id=thread_id).fetchone()
         if row is None:
             return None
+        # claim-job tests again what next-job chose by; the lock makes the claims and
+        # retries of the thread's jobs take turns where reads do not (Oracle)
+        self.lock_thread(row[1])
         claimed = self._run(
             "claim-job",
             job_id=row[0],

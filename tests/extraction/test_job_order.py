@@ -5,13 +5,14 @@ has an older one queued. Jobs of different threads still run side by side."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from graphmem.core.validation import utc_now
+from graphmem.core.validation import format_time, utc_now
 from graphmem.extraction.prompting import quoted
 from graphmem.stores.base import Store
 from graphmem.stores.job_base import StoredJob
@@ -134,3 +135,57 @@ def test_a_running_job_whose_lease_ran_out_holds_nothing_back(store: Store) -> N
         store.insert_job(_job("b", "t", 2))
     assert _claim(store, now, lease=-1.0) == "a"  # its owner stopped renewing it
     assert _claim(store, now) == "b"
+
+
+def _claim_picked(store: Any, job_id: str, now: datetime) -> int:
+    """claim-job on a job picked earlier (by next-job, before the change below)."""
+    with store.transaction():
+        return int(
+            store._run(
+                "claim-job",
+                job_id=job_id,
+                owner="host:2:other",
+                lease_until=format_time(now + timedelta(seconds=60)),
+                now=format_time(now),
+            ).rowcount
+        )
+
+
+@pytest.mark.parametrize("change", ["retried", "claimed", "put off"])
+def test_a_claim_checks_again_what_its_pick_chose_by(tmp_path: Path, change: str) -> None:
+    """Between next-job and claim-job another transaction may queue an older job of
+    the thread again (a retry), start one of its jobs, or put the picked job off.
+    On Oracle nothing serializes the two statements' reads with such writes, so the
+    claim tests again what the pick tested; here the change is made between them."""
+    store: Any = SqliteStore(tmp_path / "c.db", "graphmem")
+    now = T0 + timedelta(hours=1)
+    with store.transaction():
+        older = _job("a", "t", 1)
+        store.insert_job(replace(older, status="failed") if change == "retried" else older)
+        store.insert_job(_job("b", "t", 2))
+        (picked,) = store._run("next-job", now=format_time(now), thread_id=None).fetchone()[:1]
+    assert picked == ("b" if change == "retried" else "a")
+    with store.transaction():
+        if change == "retried":
+            assert store.retry_job("a", now)
+        elif change == "claimed":  # another owner takes "a"; this one tries "b"
+            assert (
+                store._run(
+                    "claim-job",
+                    job_id="a",
+                    owner="host:1:me",
+                    lease_until=format_time(now + timedelta(seconds=60)),
+                    now=format_time(now),
+                ).rowcount
+                == 1
+            )
+            picked = "b"
+        else:
+            later = format_time(now + timedelta(hours=1))
+            store._conn.execute(
+                "UPDATE graphmem_job SET not_before = ? WHERE job_id = 'a'", (later,)
+            )
+    assert _claim_picked(store, picked, now) == 0
+    with store.transaction():
+        assert store.get_job(picked).status == "queued"
+    store.close()

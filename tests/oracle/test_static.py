@@ -436,7 +436,7 @@ def _rows(name: str) -> list[tuple[Any, ...]]:
         "unfinished-blocks": [("b", "pending")],
         "get-job": [JOB_ROW],
         "list-jobs": [JOB_ROW],
-        "next-job": [("j",)],
+        "next-job": [("j", "t")],
         "running-job-owners": [("o",)],
     }
     return rows.get(name, [])

@@ -7,6 +7,7 @@ same on both, and is checked here on a real file, the statement itself staticall
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from graphmem import GraphMemory, HashingEmbedder
 from graphmem.service.blocks import BlockService
 from graphmem.service.schemas import AddMemoryBody
 from graphmem.sqlfiles import load_statements
+from graphmem.stores.job_base import StoredJob
 
 
 @pytest.fixture
@@ -90,3 +92,45 @@ def test_oracle_locks_the_row_and_sqlite_reads_the_key() -> None:
     assert oracle["lock-thread"].sql.rstrip().upper().endswith("FOR UPDATE")
     assert "FOR UPDATE" not in sqlite["lock-thread"].sql.upper()
     assert oracle["lock-thread"].binds == sqlite["lock-thread"].binds == {"thread_id"}
+
+
+def _statements(memory: GraphMemory) -> list[str]:
+    """The names of the statements the store runs from now on."""
+    store: Any = memory._store
+    names: list[str] = []
+    run = store._run
+
+    def spy(name: str, **binds: Any) -> Any:
+        names.append(name)
+        return run(name, **binds)
+
+    store._run = spy
+    return names
+
+
+def _job(job_id: str, status: str) -> StoredJob:
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    return StoredJob(job_id, "extract", "t", status, 0, 0, None, None, at, None, {}, None, at, at)
+
+
+def test_a_job_is_claimed_under_its_threads_lock(tmp_path: Path) -> None:
+    with GraphMemory(tmp_path / "j.db", embedder=HashingEmbedder(dim=8)) as memory:
+        store: Any = memory._store
+        memory.create_thread("t")
+        with store.transaction():
+            store.insert_job(_job("j", "queued"))
+        names = _statements(memory)
+        now = datetime(2026, 1, 2, tzinfo=timezone.utc)
+        with store.transaction():
+            assert store.claim_job("me", now, now + timedelta(minutes=1), None).job_id == "j"
+        assert names == ["next-job", "lock-thread", "claim-job", "get-job"]
+
+
+def test_a_job_is_retried_under_its_threads_lock(tmp_path: Path) -> None:
+    with GraphMemory(tmp_path / "j.db", embedder=HashingEmbedder(dim=8)) as memory:
+        memory.create_thread("t")
+        with memory._store.transaction():
+            memory._store.insert_job(_job("j", "failed"))
+        names = _statements(memory)
+        assert memory.retry_job("j").status == "queued"
+        assert names.index("lock-thread") < names.index("retry-job")

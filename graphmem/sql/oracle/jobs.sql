@@ -50,7 +50,7 @@ OFFSET :offset ROWS FETCH FIRST :limit ROWS ONLY;
 -- the order they were queued (created_at, then job_id; a job queued again after
 -- a failed attempt keeps its place, and the thread's later jobs wait for it).
 -- Both tests read the thread's jobs of one status through GRAPHMEM_JOB_THREAD_IX.
-SELECT j.job_id FROM graphmem_job j
+SELECT j.job_id, j.thread_id FROM graphmem_job j
 WHERE j.status = 'queued' AND j.not_before <= :now
   AND (:thread_id IS NULL OR j.thread_id = :thread_id)
   AND NOT EXISTS (
@@ -66,11 +66,26 @@ ORDER BY j.not_before, j.created_at, j.job_id
 FETCH FIRST 1 ROWS ONLY;
 
 -- name: claim-job
--- Take a queued job for one owner; no row changes when another owner took it first.
-UPDATE graphmem_job
+-- Take the job picked by next-job for one owner, if it still may run: still queued
+-- (another owner may have taken it first), due, no job of its thread running with
+-- a lease, and no older job of its thread queued (a retry or a hand-back may have
+-- come in since the pick). No row changes otherwise.
+-- The caller runs lock-thread on the job's thread first: on Oracle, whose reads
+-- are READ COMMITTED, that makes the claims, retries and claims of one thread's
+-- jobs wait for each other, so these tests see the other's outcome.
+UPDATE graphmem_job j
 SET status = 'running', owner = :owner, lease_until = :lease_until,
     attempts = attempts + 1, updated_at = :now
-WHERE job_id = :job_id AND status = 'queued';
+WHERE job_id = :job_id AND status = 'queued' AND not_before <= :now
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_job r
+        WHERE r.thread_id = j.thread_id AND r.status = 'running'
+          AND r.lease_until >= :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_job q
+        WHERE q.thread_id = j.thread_id AND q.status = 'queued'
+          AND (q.created_at < j.created_at
+               OR (q.created_at = j.created_at AND q.job_id < j.job_id)));
 
 -- name: finish-job
 -- The owner's running job is done, with its result.

@@ -50,7 +50,7 @@ LIMIT :limit OFFSET :offset;
 -- the order they were queued (created_at, then job_id; a job queued again after
 -- a failed attempt keeps its place, and the thread's later jobs wait for it).
 -- Both tests read the thread's jobs of one status through graphmem_job_thread_ix.
-SELECT j.job_id FROM graphmem_job j
+SELECT j.job_id, j.thread_id FROM graphmem_job j
 WHERE j.status = 'queued' AND j.not_before <= :now
   AND (:thread_id IS NULL OR j.thread_id = :thread_id)
   AND NOT EXISTS (
@@ -66,11 +66,25 @@ ORDER BY j.not_before, j.created_at, j.job_id
 LIMIT 1;
 
 -- name: claim-job
--- Take a queued job for one owner; no row changes when another owner took it first.
+-- Take the job picked by next-job for one owner, if it still may run: still queued
+-- (another owner may have taken it first), due, no job of its thread running with
+-- a lease, and no older job of its thread queued (a retry or a hand-back may have
+-- come in since the pick). No row changes otherwise.
+-- The caller runs lock-thread on the job's thread first (Oracle's twin needs it;
+-- here BEGIN IMMEDIATE serializes the writers already).
 UPDATE graphmem_job
 SET status = 'running', owner = :owner, lease_until = :lease_until,
     attempts = attempts + 1, updated_at = :now
-WHERE job_id = :job_id AND status = 'queued';
+WHERE job_id = :job_id AND status = 'queued' AND not_before <= :now
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_job r
+        WHERE r.thread_id = graphmem_job.thread_id AND r.status = 'running'
+          AND r.lease_until >= :now)
+  AND NOT EXISTS (
+        SELECT 1 FROM graphmem_job q
+        WHERE q.thread_id = graphmem_job.thread_id AND q.status = 'queued'
+          AND (q.created_at < graphmem_job.created_at
+               OR (q.created_at = graphmem_job.created_at AND q.job_id < graphmem_job.job_id)));
 
 -- name: finish-job
 -- The owner's running job is done, with its result.
