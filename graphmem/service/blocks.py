@@ -161,6 +161,7 @@ class BlockService(BlockWorker):
         )
         now = utc_now()
         with self._store.transaction():
+            self._store.lock_block(block_id)
             current = self._store.get_block(block_id) or block
             changed = replace(
                 current,
@@ -268,6 +269,7 @@ class BlockService(BlockWorker):
     def _holding(self, block: StoredBlock) -> StoredBlock:
         """Inside a write: the block as stored, while this claim still holds it (else
         :class:`ClaimLost`, which rolls the write back)."""
+        self._store.lock_block(block.block_id)
         current = self._store.get_block(block.block_id)
         if current is None or not self._held(current, block):
             raise ClaimLost(f"block_id: block {block.block_id!r} was changed or taken over")
@@ -282,6 +284,7 @@ class BlockService(BlockWorker):
         """Store the outcome, unless the block was changed (and re-queued) or taken
         over meanwhile: a claim is known by its holder and ``updated_at``."""
         with self._store.transaction():
+            self._store.lock_block(claimed.block_id)
             current = self._store.get_block(claimed.block_id)
             if current is None or not self._held(current, claimed):
                 return
@@ -375,6 +378,7 @@ class BlockService(BlockWorker):
         are not the block's: they are deleted at once, in the same transaction as the
         check, so that no later write of the block's state can lose track of them."""
         with self._store.transaction():
+            self._store.lock_block(block.block_id)
             current = self._store.get_block(block.block_id)
             if current is None:
                 return block

@@ -93,6 +93,12 @@ class ServiceStore(ABC):
         """Insert; raises ConflictError when the id exists."""
 
     @abstractmethod
+    def lock_block(self, block_id: str) -> None:
+        """Inside a write: keep other writers off the block's row until the
+        transaction ends, before reading the row to decide its update (a store
+        whose writers are serialized already has nothing to do)."""
+
+    @abstractmethod
     def get_block(self, block_id: str) -> StoredBlock | None:
         """One block, or None."""
 

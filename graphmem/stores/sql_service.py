@@ -119,6 +119,9 @@ class SqlService(ServiceStore):
             **self._block_binds(block),
         )
 
+    def lock_block(self, block_id: str) -> None:
+        self._run("lock-block", block_id=block_id).fetchall()
+
     def get_block(self, block_id: str) -> StoredBlock | None:
         row = self._run("get-block", block_id=block_id).fetchone()
         return None if row is None else _block_from_row(row)

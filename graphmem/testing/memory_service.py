@@ -55,6 +55,9 @@ class MemoryService(ServiceStore):
             raise ConflictError(f"the change violates a store constraint: {block.block_id}")
         self._blocks[block.block_id] = block
 
+    def lock_block(self, block_id: str) -> None:
+        pass  # one writer at a time already (the store's transaction lock)
+
     def get_block(self, block_id: str) -> StoredBlock | None:
         found = self._blocks.get(block_id)
         return found if found is not None and found.thread_id in self._threads else None

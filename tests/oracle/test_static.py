@@ -726,6 +726,7 @@ def _exercise_service(store: OracleStore) -> None:
         assert [k.key_id for k in store.list_api_keys()] == ["k"]
         store.revoke_api_key("k", now)
         store.insert_block(block)
+        store.lock_block("b")
         found = store.get_block("b")
         assert found is not None and found.content == block.content
         store.update_block(block)

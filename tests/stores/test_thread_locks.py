@@ -15,7 +15,7 @@ import pytest
 
 from graphmem import GraphMemory, HashingEmbedder
 from graphmem.service.blocks import BlockService
-from graphmem.service.schemas import AddMemoryBody
+from graphmem.service.schemas import AddMemoryBody, UpdateMemoryBody
 from graphmem.sqlfiles import load_statements
 from graphmem.stores.job_base import StoredJob
 
@@ -25,7 +25,15 @@ def traced(tmp_path: Path) -> Iterator[tuple[GraphMemory, list[tuple[str, int]]]
     memory = GraphMemory(tmp_path / "locks.db", embedder=HashingEmbedder(dim=8))
     store: Any = memory._store
     calls: list[tuple[str, int]] = []
-    for name in ("lock_thread", "get_thread", "update_thread", "insert_block"):
+    for name in (
+        "lock_thread",
+        "get_thread",
+        "update_thread",
+        "insert_block",
+        "lock_block",
+        "get_block",
+        "update_block",
+    ):
         method = getattr(store, name)
 
         def spy(*args: Any, _name: str = name, _method: Any = method) -> Any:
@@ -87,11 +95,36 @@ def test_a_block_is_accepted_under_its_sessions_lock(traced: Any) -> None:
     assert written.index("lock_thread") < written.index("insert_block")
 
 
-def test_oracle_locks_the_row_and_sqlite_reads_the_key() -> None:
+@pytest.mark.parametrize("prompt_change", [False, True])
+def test_a_blocks_holder_locks_it_before_each_read_that_decides_a_write(
+    traced: Any, prompt_change: bool
+) -> None:
+    """Its kept record ids, its extraction state, its outcome, a change of prompt:
+    each update of the block follows a lock and a read of it in the same write."""
+    memory, calls = traced
+    memory.create_thread("s", user_id="u")
+    blocks = BlockService(memory, None)
+    body = AddMemoryBody(facts=["One."], context_required=False, async_processing=False)
+    block = blocks.add("s", body)
+    assert block.status == "ready" and block.record_ids
+    if prompt_change:
+        calls.clear()
+        change = UpdateMemoryBody(prompt_id="default", async_processing=False)
+        assert blocks.update("s", block.block_id, change).status == "ready"
+    written = [name for name in _writes(calls) if name.endswith("_block")]
+    updates = [at for at, name in enumerate(written) if name == "update_block"]
+    assert updates
+    for at in updates:
+        assert written[at - 2 : at] == ["lock_block", "get_block"], written
+
+
+@pytest.mark.parametrize("statement", ["lock-thread", "lock-block"])
+def test_oracle_locks_the_row_and_sqlite_reads_the_key(statement: str) -> None:
     oracle, sqlite = load_statements("oracle"), load_statements("sqlite")
-    assert oracle["lock-thread"].sql.rstrip().upper().endswith("FOR UPDATE")
-    assert "FOR UPDATE" not in sqlite["lock-thread"].sql.upper()
-    assert oracle["lock-thread"].binds == sqlite["lock-thread"].binds == {"thread_id"}
+    assert oracle[statement].sql.rstrip().upper().endswith("FOR UPDATE")
+    assert "FOR UPDATE" not in sqlite[statement].sql.upper()
+    key = statement.split("-")[1] + "_id"
+    assert oracle[statement].binds == sqlite[statement].binds == {key}
 
 
 def _statements(memory: GraphMemory) -> list[str]:
@@ -114,7 +147,9 @@ def _job(job_id: str, status: str) -> StoredJob:
 
 
 def test_a_job_is_claimed_under_its_threads_lock(tmp_path: Path) -> None:
-    with GraphMemory(tmp_path / "j.db", embedder=HashingEmbedder(dim=8)) as memory:
+    with GraphMemory(
+        tmp_path / "j.db", embedder=HashingEmbedder(dim=8), extraction_workers=0
+    ) as memory:
         store: Any = memory._store
         memory.create_thread("t")
         with store.transaction():
@@ -127,7 +162,9 @@ def test_a_job_is_claimed_under_its_threads_lock(tmp_path: Path) -> None:
 
 
 def test_a_job_is_retried_under_its_threads_lock(tmp_path: Path) -> None:
-    with GraphMemory(tmp_path / "j.db", embedder=HashingEmbedder(dim=8)) as memory:
+    with GraphMemory(
+        tmp_path / "j.db", embedder=HashingEmbedder(dim=8), extraction_workers=0
+    ) as memory:
         memory.create_thread("t")
         with memory._store.transaction():
             memory._store.insert_job(_job("j", "failed"))

@@ -32,6 +32,13 @@ VALUES (:block_id, :thread_id, :status, :content, :prompt_id, :prompt_vid,
         :resolved_vid, :context_required, :summary, :record_ids, :error,
         :created_at, :updated_at, :extraction, :owner, :lease_until);
 
+-- name: lock-block
+-- Lock the block's row until the transaction ends, before a read of the row that
+-- decides its update (a holder's outcome, its kept record ids and extraction
+-- state, a change of prompt): reads are READ COMMITTED, so a release and another
+-- server's claim committed in between would otherwise be written over.
+SELECT block_id FROM graphmem_memory_block WHERE block_id = :block_id FOR UPDATE;
+
 -- name: get-block
 -- One memory block.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,

@@ -32,6 +32,11 @@ VALUES (:block_id, :thread_id, :status, :content, :prompt_id, :prompt_vid,
         :resolved_vid, :context_required, :summary, :record_ids, :error,
         :created_at, :updated_at, :extraction, :owner, :lease_until);
 
+-- name: lock-block
+-- Oracle's twin locks the block's row until the transaction ends; here
+-- BEGIN IMMEDIATE serializes writers already, and this only reads the key.
+SELECT block_id FROM graphmem_memory_block WHERE block_id = :block_id;
+
 -- name: get-block
 -- One memory block.
 SELECT block_id, thread_id, status, content, prompt_id, prompt_vid, resolved_vid,
