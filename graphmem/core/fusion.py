@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 __all__ = [
@@ -24,7 +25,10 @@ COMMON_MIN_DOCUMENTS = 1000
 MAX_TERMS = 32
 """Query terms a keyword search uses (the first ones)."""
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+# A word's letters, digits and ``_``, with the combining marks among them: the
+# index's tokenizer keeps a mark inside its word (and folds it away), so a mark
+# left over after NFC (``q\u0301``) must not split a word in two.
+_WORD = re.compile(r"[\w\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 
 def keyword_terms(text: str) -> list[str]:
@@ -95,13 +99,14 @@ def keyword_terms_all(text: str) -> list[str]:
 
 
 def _lower(text: str) -> str:
-    """``text`` in lower case, the dotted capital I (``İ``) as a plain ``i``:
-    ``str.lower`` gives it a combining dot, which would split its word in two.
+    """``text`` composed (NFC: an accent typed as a letter and a combining mark is
+    the accented letter the content holds) and in lower case, the dotted capital I
+    (``İ``) as a plain ``i`` (``str.lower`` gives it a combining dot).
 
-    >>> _lower("İstanbul")
-    'istanbul'
+    >>> _lower("İstanbul"), _lower("E\u0301COLE") == "\u00e9cole"
+    ('istanbul', True)
     """
-    return text.lower().replace("i\u0307", "i")
+    return unicodedata.normalize("NFC", text).lower().replace("i\u0307", "i")
 
 
 def common_term_plans(

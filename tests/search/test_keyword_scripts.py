@@ -3,6 +3,7 @@ memories' content (the unicode61 tokenizer): case in every script, the accent of
 Latin letter carrying one, nothing else. Real SQLite files."""
 
 import sqlite3
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,6 +73,30 @@ def test_keyword_finds_the_stored_word_in_every_script(
 ) -> None:
     assert [r.id for r in memory.search(query, strategy="keyword")] == [expected]
     assert memory.search(query, strategy="hybrid")[0].id == expected
+
+
+@pytest.mark.parametrize(("query", "expected"), [(q, e) for q, e in FOUND if not q.isascii()])
+def test_a_decomposed_query_finds_what_the_composed_one_finds(
+    memory: GraphMemory, query: str, expected: str
+) -> None:
+    """A query typed as letters and combining marks (NFD, as some keyboards and
+    file names give it) matches the composed content."""
+    decomposed = unicodedata.normalize("NFD", query)
+    assert [r.id for r in memory.search(decomposed, strategy="keyword")] == [expected]
+
+
+def test_a_combining_mark_does_not_split_a_word(tmp_path: Path) -> None:
+    """A mark with no composed form (``q\u0301``) stays inside its word, as the
+    index keeps it (and folds it away); content stored decomposed is found by
+    composed and decomposed queries alike."""
+    memory = GraphMemory(tmp_path / "m.db", embedder=HashingEmbedder(dim=8))
+    memory.add_memory("the q\u0301uiz", memory_id="mark")
+    memory.add_memory("the q uiz", memory_id="split")
+    memory.add_memory(unicodedata.normalize("NFD", "ÉCOLE du soir"), memory_id="nfd")
+    assert [r.id for r in memory.search("q\u0301uiz", strategy="keyword")] == ["mark"]
+    for query in ("école", unicodedata.normalize("NFD", "école"), "ECOLE"):
+        assert [r.id for r in memory.search(query, strategy="keyword")] == ["nfd"], query
+    memory.close()
 
 
 @pytest.mark.parametrize("query", NOT_FOUND)
