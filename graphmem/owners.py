@@ -101,6 +101,10 @@ class LeaseKeeper:
         self._every = every
         self._held: set[str] = set()
         self._lock = threading.Lock()
+        self._stopped = False  # stop() was called, and restart() not since
+        # The running thread's own stop event: a thread that outlives stop()'s
+        # wait (stuck in a renewal) still ends once it returns, even when
+        # restart() has let a new thread start meanwhile.
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -109,8 +113,11 @@ class LeaseKeeper:
         with self._lock:
             self._held.add(item)
             thread = self._thread
-            if (thread is None or not thread.is_alive()) and not self._stop.is_set():
-                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+            if (thread is None or not thread.is_alive()) and not self._stopped:
+                self._stop = threading.Event()
+                self._thread = threading.Thread(
+                    target=self._loop, args=(self._stop,), name=self._name, daemon=True
+                )
                 try:
                     self._thread.start()
                 except RuntimeError:  # no thread to be had: the work keeps one lease
@@ -126,22 +133,26 @@ class LeaseKeeper:
             held = sorted(self._held)
         return self._renew(held) if held else 0
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self._every()):
+    def _loop(self, stop: threading.Event) -> None:
+        while not stop.wait(self._every()):
             try:
                 self.renew()
             except Exception:  # the store closed under us, or a transient error
-                if self._stop.is_set():
+                if stop.is_set():
                     return
 
     def stop(self, timeout: float) -> None:
         """End the renewing thread (waiting up to ``timeout`` seconds); a later
-        :meth:`restart` allows it again."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        :meth:`restart` allows a new one. A thread still inside a renewal after
+        the wait ends when that renewal returns."""
+        with self._lock:
+            self._stopped = True
+            self._stop.set()
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout)
 
     def restart(self) -> None:
         """Allow the thread again after :meth:`stop` (it starts with the next hold)."""
-        self._stop.clear()
+        with self._lock:
+            self._stopped = False
