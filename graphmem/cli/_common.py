@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.tree_text import one_line
+from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
 
 __all__ = [
@@ -19,6 +21,7 @@ __all__ = [
     "json_object",
     "json_option",
     "record_text",
+    "refused_as",
     "relation_text",
 ]
 
@@ -28,6 +31,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 def json_option(func: F) -> F:
     """``--json``: one JSON document on standard output, for scripts."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def refused_as(**names: str) -> Callable[[F], F]:
+    """Names a verb's options (``--id``) and arguments (``MEMORY_ID``) after the
+    library's arguments that they carry (``memory_id="--id"``): an
+    :class:`InvalidArgumentError` about one of those arguments is raised again under
+    the name the user typed. The same library argument is a different option in
+    different verbs (``memory_id`` is ``add --id`` but ``get MEMORY_ID``); options
+    that mean the same in every verb (``--user``) are named in :mod:`graphmem.cli.app`.
+    """
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except InvalidArgumentError as exc:
+                name = names.get(exc.argument)
+                if name is None:
+                    raise
+                raise InvalidArgumentError(name, exc.detail) from None
+
+        return cast(F, run)
+
+    return decorate
 
 
 def filter_options(func: F) -> F:

@@ -76,8 +76,10 @@ _FLAGS = {
     "ttl_days": "--ttl-days",
     "user_id": "--user",
 }
-"""The library's argument names that a verb's option carries, and the option: a
-refused value is reported under the option the user typed."""
+"""The library's argument names that carry the same option in every verb, and the
+option: a refused value is reported under the option the user typed. An argument
+whose option differs between verbs (``memory_id``: ``add --id``, ``get MEMORY_ID``)
+is named by the verb itself (:func:`graphmem.cli._common.refused_as`)."""
 
 
 def _refused(exc: InvalidArgumentError) -> str:

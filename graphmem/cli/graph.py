@@ -11,6 +11,7 @@ from graphmem.cli._common import (
     filter_options,
     filters_from,
     json_option,
+    refused_as,
 )
 from graphmem.cli._store import open_memory, store_options
 from graphmem.core.tree import MAX_HOPS
@@ -103,6 +104,7 @@ def _show(results: list[SearchResult], fmt: str) -> None:
 )
 @store_options
 @json_option
+@refused_as(query="QUERY")
 def search(db: str, store: str | None, as_json: bool, query: str, fmt: str, **params: Any) -> None:
     """Search memories; each result carries its linked-context tree.
 
@@ -149,6 +151,7 @@ def search(db: str, store: str | None, as_json: bool, query: str, fmt: str, **pa
 @click.option("--format", "fmt", type=_FORMAT, default="text", show_default=True)
 @store_options
 @json_option
+@refused_as(memory_id="MEMORY_ID")
 def tree(
     db: str, store: str | None, as_json: bool, memory_id: str, fmt: str, **params: Any
 ) -> None:
@@ -204,6 +207,7 @@ def _why_text(why: Invalidation, history: History) -> str:
 @click.argument("memory_id")
 @store_options
 @json_option
+@refused_as(memory_id="MEMORY_ID")
 def why(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
     """Explain a memory's status: the lifecycle links that make it invalid,
     and its supersession history in both directions.

@@ -8,11 +8,24 @@ from graphmem.cli._common import (
     emit,
     json_object,
     json_option,
+    refused_as,
     relation_text,
 )
 from graphmem.cli._store import open_memory, store_options
+from graphmem.errors import InvalidArgumentError
+from graphmem.memory import GraphMemory
+from graphmem.models import MemoryRecord
 
 __all__ = ["link", "links", "unlink"]
+
+
+def _end(memory: GraphMemory, memory_id: str, argument: str) -> MemoryRecord:
+    """The memory at one end of a link; an id the library refuses (as its
+    ``memory_id``) is named by the verb's ``argument`` (``SOURCE_ID``, ``TARGET_ID``)."""
+    try:
+        return memory.get_memory(memory_id)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(argument, exc.detail) from None
 
 
 @click.command()
@@ -25,6 +38,12 @@ __all__ = ["link", "links", "unlink"]
 @click.option("--metadata", metavar="JSON", help="A JSON object stored with the link.")
 @store_options
 @json_option
+@refused_as(
+    relation_type="RELATION_TYPE",
+    relation_id="--id",
+    source_record_id="SOURCE_ID",
+    target_record_id="TARGET_ID",
+)
 def link(
     db: str,
     store: str | None,
@@ -48,8 +67,8 @@ def link(
     """
     link_metadata = json_object(metadata, "--metadata")
     with open_memory(db, store) as memory:
-        source = memory.get_memory(source_id)
-        target = memory.get_memory(target_id)
+        source = _end(memory, source_id, "SOURCE_ID")
+        target = _end(memory, target_id, "TARGET_ID")
         new_id = memory.link_records(
             source.id,
             source.record_type,
@@ -68,6 +87,12 @@ def link(
 @click.argument("ids", nargs=-1, required=True, metavar="RELATION_ID | SOURCE_ID TYPE TARGET_ID")
 @store_options
 @json_option
+@refused_as(
+    relation_id="RELATION_ID",
+    relation_type="TYPE",
+    source_record_id="SOURCE_ID",
+    target_record_id="TARGET_ID",
+)
 def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> None:
     """Delete a link by its relation id, or by source, type and target.
 
@@ -82,8 +107,8 @@ def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> N
         if len(ids) == 1:
             memory.delete_record_link(relation_id=ids[0])
         else:
-            source = memory.get_memory(ids[0])
-            target = memory.get_memory(ids[2])
+            source = _end(memory, ids[0], "SOURCE_ID")
+            target = _end(memory, ids[2], "TARGET_ID")
             memory.delete_record_link(
                 source_record_id=source.id,
                 source_record_type=source.record_type,
@@ -99,6 +124,7 @@ def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> N
 @click.option("--type", "relation_type", metavar="TYPE", help="Only links of this type.")
 @store_options
 @json_option
+@refused_as(memory_id="MEMORY_ID", record_id="MEMORY_ID", relation_type="--type")
 def links(
     db: str, store: str | None, as_json: bool, memory_id: str | None, relation_type: str | None
 ) -> None:

@@ -14,6 +14,7 @@ from graphmem.cli._common import (
     json_object,
     json_option,
     record_text,
+    refused_as,
 )
 from graphmem.cli._store import UserError, open_memory, store_options
 from graphmem.core.relations import MEMORY_TYPES
@@ -57,6 +58,7 @@ def _content(text: str, where: str) -> str:
 )
 @store_options
 @json_option
+@refused_as(memory_id="--id", content="CONTENT")
 def add(db: str, store: str | None, as_json: bool, metadata: str | None, **kwargs: Any) -> None:
     """Add a memory (CONTENT, or - to read standard input without its trailing
     newlines); prints its id.
@@ -76,6 +78,7 @@ def add(db: str, store: str | None, as_json: bool, metadata: str | None, **kwarg
 @click.argument("memory_id")
 @store_options
 @json_option
+@refused_as(memory_id="MEMORY_ID")
 def get(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
     """Show one memory, with the links that make it invalid.
 
@@ -141,6 +144,7 @@ def list_(
 @click.option("--timestamp", metavar="ISO", help="New timestamp (ISO 8601).")
 @store_options
 @json_option
+@refused_as(memory_id="MEMORY_ID", content="--content")
 def update(
     db: str,
     store: str | None,
@@ -169,6 +173,7 @@ def update(
 @click.argument("memory_id")
 @store_options
 @json_option
+@refused_as(memory_id="MEMORY_ID")
 def delete(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
     """Delete a memory and its links (the other ends' validity is recomputed).
 

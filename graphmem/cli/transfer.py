@@ -12,7 +12,7 @@ from typing import IO, Any
 
 import click
 
-from graphmem.cli._common import emit, json_option
+from graphmem.cli._common import emit, json_option, refused_as
 from graphmem.cli._store import UserError, is_dsn, open_memory, store_options
 from graphmem.core.graph_formats import dot, graphml, mermaid
 from graphmem.core.jsonl import link_line, memory_line
@@ -148,6 +148,7 @@ def _write(
 )
 @click.option("-o", "--output", metavar="FILE", help="Write here instead of standard output.")
 @store_options
+@refused_as(memory_ids="--root")
 def export(
     db: str,
     store: str | None,

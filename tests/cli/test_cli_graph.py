@@ -51,7 +51,7 @@ def test_search_bad_hops_is_a_usage_error(graphmem, pizza_db: Path) -> None:
 
 
 def test_search_blank_query_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
-    user_error(graphmem("search", " "), "query")
+    user_error(graphmem("search", " "), "QUERY: ")
 
 
 def test_tree_prints_the_terminal_view(graphmem, pizza_db: Path) -> None:

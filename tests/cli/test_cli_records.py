@@ -224,3 +224,37 @@ def test_a_value_the_library_refuses_is_reported_under_its_option(graphmem, db: 
     run = graphmem("list", "--store", "bad-store")
     assert run.code == 1 and run.err.startswith("graphmem: error: --store: "), run.err
     assert not db.exists() or graphmem("list").out.strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (("add", "--id", " ", "Some text."), "--id"),
+        (("add", " "), "CONTENT"),
+        (("get", " "), "MEMORY_ID"),
+        (("update", "sour", "--content", " "), "--content"),
+        (("update", "", "--content", "x"), "MEMORY_ID"),
+        (("delete", ""), "MEMORY_ID"),
+        (("link", "", "supports", "thin"), "SOURCE_ID"),
+        (("link", "sour", "supports", ""), "TARGET_ID"),
+        (("link", "sour", "supports", "sour"), "TARGET_ID"),
+        (("link", "sour", "", "thin"), "RELATION_TYPE"),
+        (("link", "neap", "supports", "thin", "--id", ""), "--id"),
+        (("unlink", ""), "RELATION_ID"),
+        (("unlink", "sour", "", "thin"), "TYPE"),
+        (("unlink", "sour", "supersedes", " "), "TARGET_ID"),
+        (("links", ""), "MEMORY_ID"),
+        (("links", "sour", "--type", ""), "--type"),
+        (("search", " "), "QUERY"),
+        (("tree", ""), "MEMORY_ID"),
+        (("why", ""), "MEMORY_ID"),
+        (("export", "--root", ""), "--root"),
+    ],
+)
+def test_a_refused_value_is_named_as_the_user_typed_it(
+    graphmem, pizza_db: Path, user_error, args: tuple[str, ...], name: str
+) -> None:
+    """The library names its own argument (``memory_id``, ``content``, ``memory_ids``);
+    the message names the verb's option or argument that carried the value."""
+    run = graphmem(*args)
+    user_error(run, f"graphmem: error: {name}: ")
