@@ -26,6 +26,7 @@ __all__ = [
     "embedder_options",
     "is_dsn",
     "open_memory",
+    "refuse_directory",
     "store_options",
 ]
 
@@ -153,6 +154,13 @@ def is_dsn(db: str) -> bool:
     return looks_like_dsn(db)
 
 
+def refuse_directory(db: str) -> None:
+    """A user error when ``--db`` names a directory: SQLite cannot open it (the
+    library would report a missing file, or a file it cannot open)."""
+    if not is_dsn(db) and Path(db).is_dir():
+        raise UserError(f"--db: {db!r} is a directory, not a database file")
+
+
 def _is_wal_file(db: str) -> bool:
     """Whether ``db`` is a SQLite file in WAL mode (its header's read and write
     versions are 2: https://www.sqlite.org/fileformat2.html#the_database_header)."""
@@ -221,6 +229,7 @@ def open_memory(db: str, store: str | None, create: bool = False) -> Iterator[Gr
     """
     if store is not None:  # a malformed name is reported before a missing file
         validate_identifier("memory_store_id", store)
+    refuse_directory(db)
     if not create and not is_dsn(db) and not Path(db).exists():
         raise UserError(f"--db: no store at {db!r} (the file does not exist)")
     memory = _open(db, store, create)

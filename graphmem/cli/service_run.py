@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import click
 
-from graphmem.cli._store import UserError, cli_embedder, model_flag_error
+from graphmem.cli._store import UserError, cli_embedder, model_flag_error, refuse_directory
 from graphmem.errors import InvalidArgumentError
 
 __all__ = ["run_server"]
@@ -102,6 +102,7 @@ def run_server(
         )
     except InvalidArgumentError as exc:  # named by its flag, as the embedder's are
         raise model_flag_error("llm", exc, flags) from None
+    refuse_directory(db)
     embedder = cli_embedder()
     config = ServiceConfig(
         jwt_key=opt("jwt_key"),

@@ -254,3 +254,12 @@ def test_a_read_verb_creates_no_store_in_a_file_of_other_stores(graphmem, pizza_
             "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'other%'"
         ).fetchone()
     assert tables == (0,)
+
+
+@pytest.mark.parametrize("verb", [("list",), ("add", "Some text."), ("stats",), ("keys", "list")])
+def test_db_naming_a_directory_says_so(graphmem, tmp_path: Path, user_error, verb) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    run = graphmem(*verb, "--db", str(folder))
+    user_error(run, f"--db: {str(folder)!r} is a directory, not a database file")
+    assert "missing" not in run.err and list(folder.iterdir()) == []
