@@ -208,6 +208,13 @@ def _summary(report: ImportReport) -> str:
     )
 
 
+def _stored(report: ImportReport) -> str:
+    """What a stopped import left stored: the lines up to the last committed batch."""
+    if not report.committed_line:
+        return "no lines were stored"
+    return f"lines up to {report.committed_line} are stored ({_summary(report)})"
+
+
 @click.command("import")
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option(
@@ -279,16 +286,14 @@ def _run(
         return memory.import_jsonl(stream, batch_size=batch_size, resume=resume, on_batch=tracker)
     except ImportLineError as exc:
         raise UserError(
-            f"{exc}; lines up to {exc.report.committed_line} are stored "
-            f"({_summary(exc.report)}); fix the line and rerun with --resume"
+            f"{exc}; {_stored(exc.report)}; fix the line and rerun with --resume"
         ) from None
     except ImportStoreError as exc:
         done = exc.report
         raise UserError(
             f"store error: {exc}; "
             + (
-                f"lines up to {done.committed_line} are stored ({_summary(done)}); "
-                "rerun with --resume to continue"
+                f"{_stored(done)}; rerun with --resume to continue"
                 if done.committed_line
                 else "nothing was imported"
             )
@@ -296,8 +301,6 @@ def _run(
     except KeyboardInterrupt:
         done = tracker.report
         click.echo(
-            f"graphmem: interrupted; lines up to {done.committed_line} are stored "
-            f"({_summary(done)}); rerun with --resume to continue",
-            err=True,
+            f"graphmem: interrupted; {_stored(done)}; rerun with --resume to continue", err=True
         )
         raise click.exceptions.Exit(130) from None

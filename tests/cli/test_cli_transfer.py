@@ -411,3 +411,15 @@ def test_import_store_error_after_a_batch_says_to_resume(db: Path, tmp_path: Pat
     assert "line 3" not in done.stderr and "fix" not in done.stderr
     with GraphMemory(db) as memory:
         assert [r.id for r in memory.list_memories()] == ["m0", "m1"]
+
+
+def test_import_failing_on_its_first_line_says_no_lines_were_stored(
+    graphmem, db: Path, tmp_path: Path, user_error
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"kind": "memory", "memory_id": "m0", "content": \n')
+    run = graphmem("import", str(source))
+    user_error(run, "line 1:")
+    assert "no lines were stored" in run.err and "lines up to" not in run.err, run.err
+    with GraphMemory(db) as memory:
+        assert memory.list_memories() == []
