@@ -96,6 +96,8 @@ def link(
 def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> None:
     """Delete a link by its relation id, or by source, type and target.
 
+    With --json, prints {"deleted": RELATION_ID}, as delete prints the memory's id.
+
     \b
     Example:
       graphmem unlink --db memories.db 3f1c2a...
@@ -104,11 +106,21 @@ def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> N
     if len(ids) not in (1, 3):
         raise click.UsageError("give RELATION_ID, or SOURCE_ID TYPE TARGET_ID")
     with open_memory(db, store) as memory:
+        deleted: str | None = ids[0]
         if len(ids) == 1:
             memory.delete_record_link(relation_id=ids[0])
         else:
             source = _end(memory, ids[0], "SOURCE_ID")
             target = _end(memory, ids[2], "TARGET_ID")
+            # the relation id, for --json: a triple names at most one link
+            deleted = next(
+                (
+                    found.id
+                    for found in memory.list_record_links(source.id, ids[1])
+                    if (found.source_record_id, found.target_record_id) == (source.id, target.id)
+                ),
+                None,  # no such link: the delete below says so (or it was made meanwhile)
+            )
             memory.delete_record_link(
                 source_record_id=source.id,
                 source_record_type=source.record_type,
@@ -116,7 +128,7 @@ def unlink(db: str, store: str | None, as_json: bool, ids: tuple[str, ...]) -> N
                 target_record_type=target.record_type,
                 relation_type=ids[1],
             )
-    emit(as_json, {"deleted": list(ids)}, f"deleted {' '.join(ids)}")
+    emit(as_json, {"deleted": deleted}, f"deleted {' '.join(ids)}")
 
 
 @click.command()

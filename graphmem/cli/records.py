@@ -177,6 +177,8 @@ def update(
 def delete(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
     """Delete a memory and its links (the other ends' validity is recomputed).
 
+    With --json, prints {"deleted": MEMORY_ID}, as unlink prints the link's id.
+
     \b
     Example:
       graphmem delete --db memories.db tea

@@ -64,3 +64,14 @@ def test_links_lists_by_record_and_type(graphmem, pizza_db: Path) -> None:
 
 def test_links_unknown_record_is_a_user_error(graphmem, pizza_db: Path, user_error) -> None:
     user_error(graphmem("links", "nope"), "no memory 'nope'")
+
+
+def test_unlink_and_delete_json_name_the_deleted_id_alike(graphmem, pizza_db: Path) -> None:
+    """Each deletes one thing; --json gives its id as a string under ``deleted``: the
+    relation id for a link named by its triple too (not the words of the triple)."""
+    assert graphmem("unlink", "neap", "refines", "sour", "--json").json() == {"deleted": "l-ref"}
+    assert graphmem("unlink", "l-sup", "--json").json() == {"deleted": "l-sup"}
+    assert graphmem("delete", "thin", "--json").json() == {"deleted": "thin"}
+    with GraphMemory(pizza_db) as memory:
+        assert memory.list_record_links() == []
+        assert [m.id for m in memory.list_memories()] == ["sour", "neap"]
