@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 import click
 
 from graphmem.core.relations import MEMORY_TYPES
+from graphmem.core.times import utc_now
 from graphmem.core.tree_text import one_line
 from graphmem.errors import InvalidArgumentError
 from graphmem.models import MemoryRecord, RecordRelation
@@ -20,6 +22,7 @@ __all__ = [
     "filters_from",
     "json_object",
     "json_option",
+    "record_json",
     "record_text",
     "refused_as",
     "relation_text",
@@ -155,8 +158,26 @@ def emit(as_json: bool, payload: Any, text: str) -> None:
         click.echo(text)
 
 
-def record_text(record: MemoryRecord) -> str:
-    """A record, one field per line (control characters shown escaped)."""
+def _expired(record: MemoryRecord, now: datetime | None) -> bool:
+    """Whether the record's ``expires_at`` has passed (at ``now``; None: the clock's
+    time), as ``list`` and ``search`` leave it out. Its ``status`` is the link
+    lifecycle's validity and says nothing of expiry."""
+    return record.expires_at is not None and record.expires_at <= (now or utc_now())
+
+
+def record_json(record: MemoryRecord, now: datetime | None = None) -> dict[str, Any]:
+    """A record as JSON, with ``expired`` (true or false) after ``expires_at``."""
+    fields: dict[str, Any] = {}
+    for name, value in record.model_dump(mode="json").items():
+        fields[name] = value
+        if name == "expires_at":
+            fields["expired"] = _expired(record, now)
+    return fields
+
+
+def record_text(record: MemoryRecord, now: datetime | None = None) -> str:
+    """A record, one field per line (control characters shown escaped), with
+    ``expired: true`` after ``expires_at`` once that has passed."""
     rows: list[tuple[str, Any]] = [
         ("id", record.id),
         ("type", record.record_type),
@@ -167,6 +188,7 @@ def record_text(record: MemoryRecord) -> str:
         ("timestamp", record.timestamp.isoformat()),
         ("created_at", record.created_at.isoformat()),
         ("expires_at", record.expires_at and record.expires_at.isoformat()),
+        ("expired", "true" if _expired(record, now) else None),
         ("metadata", json.dumps(record.metadata, ensure_ascii=False) if record.metadata else None),
         ("content", record.content),
     ]

@@ -13,6 +13,7 @@ from graphmem.cli._common import (
     filters_from,
     json_object,
     json_option,
+    record_json,
     record_text,
     refused_as,
 )
@@ -80,7 +81,8 @@ def add(db: str, store: str | None, as_json: bool, metadata: str | None, **kwarg
 @json_option
 @refused_as(memory_id="MEMORY_ID")
 def get(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
-    """Show one memory, with the links that make it invalid.
+    """Show one memory, with the links that make it invalid; a memory whose
+    --ttl-days have passed shows expired: true (list and search leave it out).
 
     \b
     Example:
@@ -88,7 +90,7 @@ def get(db: str, store: str | None, as_json: bool, memory_id: str) -> None:
     """
     with open_memory(db, store) as memory:
         record = memory.get_memory(memory_id)
-    emit(as_json, record.model_dump(mode="json"), record_text(record))
+    emit(as_json, record_json(record), record_text(record))
 
 
 @click.command("list")
@@ -166,7 +168,7 @@ def update(
         record = memory.update_memory(
             memory_id, content=new_content, metadata=new_metadata, timestamp=timestamp
         )
-    emit(as_json, record.model_dump(mode="json"), record_text(record))
+    emit(as_json, record_json(record), record_text(record))
 
 
 @click.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,22 @@ def test_a_refused_value_is_named_as_the_user_typed_it(
     the message names the verb's option or argument that carried the value."""
     run = graphmem(*args)
     user_error(run, f"graphmem: error: {name}: ")
+
+
+def test_get_shows_that_a_memory_expired(graphmem, db: Path) -> None:
+    """``status`` stays the links' validity; ``expired`` says the ttl has passed (list
+    leaves such a memory out)."""
+    past = datetime.now(timezone.utc) - timedelta(days=2)
+    with GraphMemory(db, clock=lambda: past) as memory:  # "temp" expired a day ago
+        memory.add_memory("Temporary.", memory_id="temp", ttl_days=1)
+        memory.add_memory("Lasting.", memory_id="kept", ttl_days=10)
+    text = graphmem("get", "temp").out.splitlines()
+    assert "status: valid" in text and "expired: true" in text, text
+    expires = next(i for i, line in enumerate(text) if line.startswith("expires_at: "))
+    assert text.index("expired: true") == expires + 1
+    shown = graphmem("get", "temp", "--json").json()
+    assert (shown["status"], shown["expired"]) == ("valid", True)
+    assert list(shown).index("expired") == list(shown).index("expires_at") + 1
+    assert "expired" not in graphmem("get", "kept").out
+    assert graphmem("get", "kept", "--json").json()["expired"] is False
+    assert [item["id"] for item in graphmem("list", "--json").json()["items"]] == ["kept"]
