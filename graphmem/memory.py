@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
+import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -37,12 +40,60 @@ from graphmem.search.config import TopKMemorySearchConfig
 from graphmem.search.operations import SearchOperations, client_search_config
 from graphmem.sqlfiles import DEFAULT_PREFIX
 from graphmem.stores import open_store
+from graphmem.stores.base import Store
 from graphmem.thread_ops import ThreadOperations, check_llm
 
 __all__ = ["CLOSE_TIMEOUT", "GraphMemory"]
 
 CLOSE_TIMEOUT = 30.0
 """Seconds ``close()`` lets running extraction jobs finish."""
+
+
+class _Exit:
+    """Whether the interpreter has begun to exit (its ``atexit`` hooks run).
+
+    The hook is registered after the first handle's finalizer is made, so after
+    ``weakref.finalize``'s own exit hook: it runs first (``atexit`` runs the
+    hooks registered last first), before the finalizers of handles still open."""
+
+    started = False
+    _hooked = False
+    _lock = threading.Lock()
+
+    @classmethod
+    def watch(cls) -> None:
+        with cls._lock:
+            if not cls._hooked:
+                atexit.register(cls._begin)
+                cls._hooked = True
+
+    @classmethod
+    def _begin(cls) -> None:
+        cls.started = True
+
+
+def _unclosed(stop: Callable[[float, Store], None], store: Store, where: str) -> None:
+    """The finalizer of a handle never closed, collected or open at exit: stop its
+    extraction workers (the store's own finalizer, which runs next, closes it).
+    Collected, it warns like an unclosed file (ResourceWarning, shown under
+    ``-W default`` or ``-X dev``); at exit it does not, a handle kept open for the
+    life of a program being closed then (the running jobs finish)."""
+    try:
+        stop(CLOSE_TIMEOUT, store)
+    finally:
+        if not _Exit.started:
+            warnings.warn(
+                f"unclosed GraphMemory on {where}: call close() or use it in a with block",
+                ResourceWarning,
+                stacklevel=1,  # here: the collection that ran it has no caller to name
+            )
+
+
+def _store_name(store: Store) -> str:
+    """The store in the unclosed-handle warning: its file, else its class (an
+    Oracle store's DSN may hold a password)."""
+    path = getattr(store, "path", None)
+    return repr(path) if isinstance(path, str) else f"a {type(store).__name__}"
 
 
 class GraphMemory(
@@ -151,12 +202,19 @@ class GraphMemory(
         self._token_counter = token_counter or estimate_tokens
         self._init_extraction(memory_extraction_config, extraction_workers, extraction_max_attempts)
         self._open = open_store(connection, prefix, schema_policy)
-        # close()'s first step, and the finalizer of a handle left unclosed at exit or
-        # collected. Made after the store's own finalizer, so it runs first: the
+        # The finalizer of a handle left unclosed at exit or collected (close()
+        # detaches it). Made after the store's own finalizer, so it runs first: the
         # workers (daemon threads) stop before the store's connection closes.
-        self._stop_jobs = weakref.finalize(self, self._jobs.stop, CLOSE_TIMEOUT, self._open)
+        self._unclosed = weakref.finalize(
+            self, _unclosed, self._jobs.stop, self._open, _store_name(self._open)
+        )
+        _Exit.watch()
         self._pool = WorkerPool()
-        self._resume_jobs()
+        try:
+            self._resume_jobs()
+        except BaseException:
+            self.close()  # never handed out: not left to the finalizer
+            raise
 
     @property
     def search_config(self) -> TopKMemorySearchConfig:
@@ -171,8 +229,9 @@ class GraphMemory(
         the store's connection (idempotent). Queued jobs stay queued. A
         ``wait_for_memory_extraction`` (or its async twin) under way raises
         ClosedError as soon as closing begins, since no job runs any more."""
-        if self._open is not None:
-            self._stop_jobs()
+        store = self._open
+        if store is not None and self._unclosed.detach() is not None:
+            self._jobs.stop(CLOSE_TIMEOUT, store)
         self._pool.shutdown(close=True)
         super().close()
 

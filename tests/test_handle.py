@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import io
+import subprocess
+import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -242,3 +246,63 @@ def test_handle_closed_cannot_be_entered_again(closed: GraphMemory) -> None:
 def test_handle_closed_keeps_the_data(closed: GraphMemory, tmp_path: Path) -> None:
     with GraphMemory(tmp_path / "h.db", embedder=_Counting()) as reopened:
         assert [m.id for m in reopened.list_memories()] == ["a", "b"]
+
+
+def _handle(path: Path) -> GraphMemory:
+    memory = GraphMemory(path, embedder=HashingEmbedder(dim=16), extraction_workers=0)
+    memory.add_memory("tea", memory_id="a")
+    return memory
+
+
+def test_handle_collected_unclosed_warns(tmp_path: Path) -> None:
+    memory = _handle(tmp_path / "left.db")
+    with pytest.warns(ResourceWarning, match=r"unclosed GraphMemory on '.*left\.db'"):
+        del memory
+        gc.collect()
+    assert not Path(f"{tmp_path / 'left.db'}-wal").exists()  # and the file closed
+
+
+def test_handle_closed_or_entered_does_not_warn(tmp_path: Path) -> None:
+    async def entered_async() -> None:
+        async with _handle(tmp_path / "d.db"):
+            pass
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _handle(tmp_path / "a.db").close()
+        with _handle(tmp_path / "b.db"):
+            pass
+        asyncio.run(_handle(tmp_path / "c.db").close_async())
+        asyncio.run(entered_async())
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+_OPEN_AT_EXIT = """
+import gc, sys
+from graphmem import GraphMemory, HashingEmbedder
+def handle(path):
+    memory = GraphMemory(path, embedder=HashingEmbedder(dim=16), extraction_workers=0)
+    memory.add_memory("tea", memory_id="a")
+    return memory
+dropped = handle(sys.argv[1])
+del dropped
+gc.collect()
+kept = handle(sys.argv[2])  # open until the program exits
+"""
+
+
+def test_handle_open_at_exit_is_closed_without_warning(tmp_path: Path) -> None:
+    dropped, kept = tmp_path / "dropped.db", tmp_path / "kept.db"
+    command = [sys.executable, "-W", "always::ResourceWarning", "-c", _OPEN_AT_EXIT]
+    done = subprocess.run(
+        [*command, str(dropped), str(kept)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("unclosed GraphMemory") == 1, done.stderr  # the dropped one
+    assert "dropped.db" in done.stderr and "kept.db" not in done.stderr
+    assert not Path(f"{kept}-wal").exists()  # closed at exit

@@ -1,5 +1,6 @@
 """A handle never closed: at exit, or when it is collected, its extraction workers
-stop (the running job finishes) before the store's file closes."""
+stop (the running job finishes) before the store's file closes; collected, it
+warns (ResourceWarning)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import subprocess
 import sys
 import weakref
 from pathlib import Path
+
+import pytest
 
 from graphmem.testing import ModelServer
 
@@ -62,8 +65,9 @@ def test_an_unclosed_handle_with_running_workers_is_collected(tmp_path: Path) ->
         workers = list(mem._jobs._threads)
         assert workers and all(w.is_alive() for w in workers)
         gone = weakref.ref(mem)
-        del mem, thread
-        gc.collect()
+        with pytest.warns(ResourceWarning, match="unclosed GraphMemory"):
+            del mem, thread
+            gc.collect()
         assert gone() is None
         for worker in workers:
             worker.join(10)

@@ -36,7 +36,8 @@ def _run_seed(server: ModelServer, path: Path, prepare: Any = None) -> None:
     memory_store_id = "T_CARD_CONTENT"
     OracleAgentMemory = GraphMemory  # the seed's name for the client
     if prepare is not None:
-        prepare(GraphMemory(db_pool, embedder=embedder, memory_store_id=memory_store_id))
+        with GraphMemory(db_pool, embedder=embedder, memory_store_id=memory_store_id) as prepared:
+            prepare(prepared)
     # -- the seed's code (unchanged) -------------------------------------------------
     # fmt: off
     memory = OracleAgentMemory(
@@ -101,6 +102,7 @@ def _run_seed(server: ModelServer, path: Path, prepare: Any = None) -> None:
     # fmt: on
     # -- end of the seed's code ------------------------------------------------------
     print(card.content)
+    memory.close()
 
 
 def _relevant_types(text: str) -> list[str]:

@@ -10,6 +10,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +167,8 @@ def test_a_message_deleted_while_the_summary_is_written_is_left_out(tmp_path: Pa
 # -- deleted and edited messages ------------------------------------------------------
 
 
-def test_a_deleted_message_leaves_the_summary_get_summary_and_the_card() -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16))
+def test_a_deleted_message_leaves_the_summary_get_summary_and_the_card(handles: ExitStack) -> None:
+    memory = handles.enter_context(GraphMemory(":memory:", embedder=HashingEmbedder(dim=16)))
     thread = memory.create_thread("t", user_id="u")
     ids = thread.add_messages(
         [
@@ -243,8 +244,11 @@ class _RaisingLlm:
 @pytest.mark.parametrize("error", [TimeoutError("chat timed out"), ConnectionError("reset")])
 def test_a_raising_llm_object_warns_and_get_summary_raises_a_model_error(
     error: Exception,
+    handles: ExitStack,
 ) -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_RaisingLlm(error))
+    memory = handles.enter_context(
+        GraphMemory(":memory:", embedder=HashingEmbedder(dim=16), llm=_RaisingLlm(error))
+    )
     thread = memory.create_thread("t", **_NO_EXTRACTION)
     with pytest.warns(RuntimeWarning, match=type(error).__name__):
         ids = thread.add_messages(_say("hello"))

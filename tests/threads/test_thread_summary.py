@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import ExitStack
 
 import pytest
 
@@ -34,9 +35,11 @@ def _say(*texts: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": t} for t in texts]
 
 
-def test_summary_written_by_llm_every_n_messages(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_summary_written_by_llm_every_n_messages(server: ModelServer, handles: ExitStack) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t", context_summary_update_frequency=3)
     server.queue_replies(_reply("User plans dinner.", ["dinner", "Dinner", " friday "]))
@@ -61,9 +64,13 @@ def test_summary_written_by_llm_every_n_messages(server: ModelServer) -> None:
     assert thread.info().summary == "User plans a vegetarian dinner."
 
 
-def test_summary_default_frequency_is_once_per_add_messages(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_summary_default_frequency_is_once_per_add_messages(
+    server: ModelServer, handles: ExitStack
+) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t")
     server.queue_replies(_reply("a", []), _reply("b", []))
@@ -73,9 +80,13 @@ def test_summary_default_frequency_is_once_per_add_messages(server: ModelServer)
     assert thread.info().summary == "b"
 
 
-def test_summary_topics_are_capped_and_deduplicated(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_summary_topics_are_capped_and_deduplicated(
+    server: ModelServer, handles: ExitStack
+) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t")
     topics = [f"topic {i % 10}" for i in range(20)]
@@ -84,8 +95,8 @@ def test_summary_topics_are_capped_and_deduplicated(server: ModelServer) -> None
     assert thread.info().topics == tuple(f"topic {i}" for i in range(MAX_TOPICS))
 
 
-def test_summary_without_llm_is_the_deterministic_fallback() -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16))
+def test_summary_without_llm_is_the_deterministic_fallback(handles: ExitStack) -> None:
+    memory = handles.enter_context(GraphMemory(":memory:", embedder=HashingEmbedder(dim=16)))
     thread = memory.create_thread("t")
     thread.add_messages(_say("Vegetarian dinner on Friday?", "Dinner for four people"))
     expected = fallback_summary(
@@ -96,9 +107,13 @@ def test_summary_without_llm_is_the_deterministic_fallback() -> None:
     assert info.topics[0] == "dinner"
 
 
-def test_summary_disabled_keeps_the_fallback_even_with_llm(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_summary_disabled_keeps_the_fallback_even_with_llm(
+    server: ModelServer, handles: ExitStack
+) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t", enable_context_summary=False)
     thread.add_messages(_say("tea please"))
@@ -106,9 +121,13 @@ def test_summary_disabled_keeps_the_fallback_even_with_llm(server: ModelServer) 
     assert thread.info().summary == "user: tea please"
 
 
-def test_summary_llm_failure_warns_keeps_messages_and_retries(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_summary_llm_failure_warns_keeps_messages_and_retries(
+    server: ModelServer, handles: ExitStack
+) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t")
     server.queue_replies("not json")
@@ -123,8 +142,8 @@ def test_summary_llm_failure_warns_keeps_messages_and_retries(server: ModelServe
     assert thread.info().summary == "covers both"
 
 
-def test_get_summary_uses_the_stored_one_when_it_covers_the_messages() -> None:
-    memory = GraphMemory(":memory:", embedder=HashingEmbedder(dim=16))
+def test_get_summary_uses_the_stored_one_when_it_covers_the_messages(handles: ExitStack) -> None:
+    memory = handles.enter_context(GraphMemory(":memory:", embedder=HashingEmbedder(dim=16)))
     thread = memory.create_thread("t")
     thread.add_messages(_say("alpha", "beta", "gamma"))
     assert thread.get_summary() == thread.info().summary
@@ -133,9 +152,13 @@ def test_get_summary_uses_the_stored_one_when_it_covers_the_messages() -> None:
     assert thread.get_summary(token_budget=3) == "user:..."
 
 
-def test_get_summary_except_last_with_llm_summarizes_only_those(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_get_summary_except_last_with_llm_summarizes_only_those(
+    server: ModelServer, handles: ExitStack
+) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t", context_summary_update_frequency=10)
     thread.add_messages(_say("alpha", "beta", "gamma"))
@@ -146,9 +169,11 @@ def test_get_summary_except_last_with_llm_summarizes_only_those(server: ModelSer
     assert thread.info().summary is None  # a view: nothing stored
 
 
-def test_get_summary_llm_failure_is_a_model_error(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_get_summary_llm_failure_is_a_model_error(server: ModelServer, handles: ExitStack) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t", context_summary_update_frequency=10)
     thread.add_messages(_say("alpha"))
@@ -157,9 +182,11 @@ def test_get_summary_llm_failure_is_a_model_error(server: ModelServer) -> None:
         thread.get_summary()
 
 
-def test_card_query_comes_from_summary_and_topics(server: ModelServer) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_card_query_comes_from_summary_and_topics(server: ModelServer, handles: ExitStack) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t", user_id="u", agent_id="a")
     thread.add_memory("pizza margherita", memory_id="pizza")
@@ -172,9 +199,13 @@ def test_card_query_comes_from_summary_and_topics(server: ModelServer) -> None:
 
 
 @pytest.mark.parametrize("fence", ["```json\n{}\n```", "```\n{}\n```"])
-def test_summary_reply_in_a_json_fence_is_read(server: ModelServer, fence: str) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+def test_summary_reply_in_a_json_fence_is_read(
+    server: ModelServer, fence: str, handles: ExitStack
+) -> None:
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t")
     server.queue_replies(fence.replace("{}", _reply("The user wants tea.", ["tea"])))
@@ -199,10 +230,14 @@ def test_summary_reply_in_a_json_fence_is_read(server: ModelServer, fence: str) 
     ],
 )
 def test_a_reply_outside_the_schema_keeps_the_summary_and_warns(
-    server: ModelServer, reply: str
+    server: ModelServer,
+    reply: str,
+    handles: ExitStack,
 ) -> None:
-    memory = GraphMemory(
-        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    memory = handles.enter_context(
+        GraphMemory(
+            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+        )
     )
     thread = memory.create_thread("t")
     server.queue_replies(_reply("A good summary.", ["tea"]))
