@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 
 import click
 
+from graphmem.core.json_nesting import MAX_JSON_DEPTH
 from graphmem.core.relations import MEMORY_TYPES
 from graphmem.core.times import utc_now
 from graphmem.core.tree_text import one_line
@@ -89,20 +90,15 @@ def filter_options(func: F) -> F:
     return func
 
 
-_DEEPEST = 500
-"""Nesting past which a JSON option value counts as unparsable on every Python
-(before 3.13 ``json.loads`` raises RecursionError somewhat under 1,000 levels;
-3.13's parses far deeper). The library refuses metadata past 32 levels anyway."""
-
-
 def _loads(text: str) -> Any:
-    """``json.loads``, refusing (ValueError) nesting past :data:`_DEEPEST` levels."""
+    """``json.loads``, refusing (ValueError) nesting past
+    :data:`~graphmem.core.json_nesting.MAX_JSON_DEPTH` levels, on every Python."""
     value = json.loads(text)
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list):
-            if depth > _DEEPEST:
+            if depth > MAX_JSON_DEPTH:
                 raise ValueError("nested too deeply")
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth + 1) for child in children)

@@ -11,6 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from graphmem import __version__
+from graphmem.core.json_nesting import MAX_JSON_DEPTH, json_too_deep
 from graphmem.service import routes_memory, routes_prompts, routes_sessions
 from graphmem.service.auth import caller_role
 from graphmem.service.blocks import BlockService
@@ -35,7 +36,9 @@ def _too_large(limit: int) -> Response:
 
 def _limit_body(app: FastAPI, limit: int) -> None:
     """Refuse bodies over ``limit`` bytes (by Content-Length, then as they stream in),
-    and bodies that are not JSON; a request to a ``/v1`` route without a
+    bodies that are not JSON, and JSON nested more than :data:`MAX_JSON_DEPTH`
+    levels deep (400 ``MALFORMED_BODY`` on every Python, whose parsers give up at
+    different depths); a request to a ``/v1`` route without a
     credential, or with one that does not verify, is refused first (401),
     whatever its body."""
 
@@ -65,6 +68,12 @@ def _limit_body(app: FastAPI, limit: int) -> None:
         if body and not kind.split(";")[0].strip().lower().endswith("json"):
             return error_response(
                 "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json", 415
+            )
+        if json_too_deep(body):
+            return error_response(
+                "MALFORMED_BODY",
+                f"the body is not valid JSON: nested more than {MAX_JSON_DEPTH} levels deep",
+                400,
             )
         request._body = body  # read once; the route reads it again from here
         return await call_next(request)
