@@ -237,8 +237,10 @@ class JobRunner:
         self._stop.set()
         self._wake.set()
         deadline = time.monotonic() + timeout
+        here = threading.current_thread()
         for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread is not here:  # a finalizer may run on a worker: not waited for
+                thread.join(max(0.0, deadline - time.monotonic()))
         self._leases.stop(max(0.0, deadline - time.monotonic()))
         retire_owner(self.owner)
         if not self._claimed:

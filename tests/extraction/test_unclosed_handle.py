@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import threading
 import weakref
 from pathlib import Path
 
@@ -73,3 +74,30 @@ def test_an_unclosed_handle_with_running_workers_is_collected(tmp_path: Path) ->
             worker.join(10)
         assert not any(w.is_alive() for w in workers)
         assert not Path(f"{tmp_path / 'dropped.db'}-wal").exists()
+
+
+def test_workers_stopped_from_one_of_them_hand_its_job_back(tmp_path: Path) -> None:
+    """The last reference to a handle may drop on one of its own workers (inside a
+    job): its finalizer then stops the workers from that thread, which must not
+    wait for itself, and still gives the running job back to the queue."""
+    with ModelServer() as server:
+        mem = memory(server, tmp_path / "self.db", extraction_workers=1)
+        runner, store = mem._jobs, mem._store
+        raised: list[BaseException] = []
+        stopped = threading.Event()
+
+        def execute(job: object) -> None:  # as if the finalizer ran here
+            try:
+                runner.stop(5.0, store)
+            except BaseException as exc:
+                raised.append(exc)
+            stopped.set()
+
+        runner._execute = execute  # type: ignore[method-assign]
+        thread = mem.create_thread("t", user_id="u", enable_context_summary=False)
+        thread.add_messages([{"role": "user", "content": "I like tea."}])
+        job_id = thread.schedule_extraction(config={"memory_link_extraction_mode": "DISABLED"})
+        assert stopped.wait(30)
+        assert raised == []
+        assert mem.get_job(job_id).status == "queued"
+        mem.close()
