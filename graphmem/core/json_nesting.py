@@ -17,34 +17,42 @@ MAX_JSON_DEPTH = 500
 option values, the service's request bodies). The library refuses metadata past
 32 levels anyway."""
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SPECIAL = re.compile(rb'[\[\]{}"\\]')
+_QUOTE, _BACKSLASH, _OPENS, _CLOSES = 0x22, 0x5C, (0x5B, 0x7B), (0x5D, 0x7D)
 
 
 def json_too_deep(text: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether JSON ``text`` nests arrays and objects more than ``limit`` levels deep.
 
-    Brackets inside strings do not count. Linear in the length of ``text``: the
-    strings and everything but brackets are dropped by ``re`` and
-    ``bytes.translate``, and the brackets left are counted only when there are more
-    than ``limit`` of them. Text that is not JSON gets some answer (JSON parsing
-    refuses it anyway).
+    Brackets inside strings do not count. Linear in the length of ``text``, whatever
+    it holds: text with at most ``limit`` opening brackets in all is answered by
+    counting them; otherwise one pass visits each bracket, quote and backslash once.
+    Text that is not JSON gets some answer (JSON parsing refuses it anyway).
 
-    >>> json_too_deep(b'{"a": [[1], {"b": "[[["}]}', limit=3)
+    >>> json_too_deep(b'{"a": [[1], {"b": "[[[\\\\"}]}', limit=3)
     False
     >>> json_too_deep(b"[" * 4 + b"]" * 4, limit=3)
     True
     """
-    brackets = _STRING.sub(b"", text).translate(None, _NOT_BRACKETS)
-    opens = brackets.count(b"[") + brackets.count(b"{")
-    if opens <= limit:
+    if text.count(b"[") + text.count(b"{") <= limit:
         return False
-    depth = 0
-    for byte in brackets:
-        if byte in b"[{":
+    depth, in_string, skip_to = 0, False, 0
+    for found in _SPECIAL.finditer(text):
+        at = found.start()
+        if at < skip_to:  # the character a backslash escapes
+            continue
+        byte = text[at]
+        if in_string:
+            if byte == _BACKSLASH:
+                skip_to = at + 2
+            elif byte == _QUOTE:
+                in_string = False
+        elif byte == _QUOTE:
+            in_string = True
+        elif byte in _OPENS:
             depth += 1
             if depth > limit:
                 return True
-        else:
+        elif byte in _CLOSES:
             depth -= 1
     return False
