@@ -27,6 +27,14 @@ def _llm(server: ModelServer) -> Llm:
     return Llm("test-chat", api_base=server.url, max_retries=0)
 
 
+def _with_llm(server: ModelServer, handles: ExitStack) -> GraphMemory:
+    """A store whose summaries are the server's LLM's, closed with ``handles``."""
+    memory = GraphMemory(
+        ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
+    )
+    return handles.enter_context(memory)
+
+
 def _reply(summary: str, topics: list[str]) -> str:
     return json.dumps({"summary": summary, "topics": topics})
 
@@ -36,11 +44,7 @@ def _say(*texts: str) -> list[dict[str, str]]:
 
 
 def test_summary_written_by_llm_every_n_messages(server: ModelServer, handles: ExitStack) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t", context_summary_update_frequency=3)
     server.queue_replies(_reply("User plans dinner.", ["dinner", "Dinner", " friday "]))
     thread.add_messages(_say("one", "two"))
@@ -67,11 +71,7 @@ def test_summary_written_by_llm_every_n_messages(server: ModelServer, handles: E
 def test_summary_default_frequency_is_once_per_add_messages(
     server: ModelServer, handles: ExitStack
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t")
     server.queue_replies(_reply("a", []), _reply("b", []))
     thread.add_messages(_say("one", "two", "three"))
@@ -83,11 +83,7 @@ def test_summary_default_frequency_is_once_per_add_messages(
 def test_summary_topics_are_capped_and_deduplicated(
     server: ModelServer, handles: ExitStack
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t")
     topics = [f"topic {i % 10}" for i in range(20)]
     server.queue_replies(_reply("s", topics))
@@ -110,11 +106,7 @@ def test_summary_without_llm_is_the_deterministic_fallback(handles: ExitStack) -
 def test_summary_disabled_keeps_the_fallback_even_with_llm(
     server: ModelServer, handles: ExitStack
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t", enable_context_summary=False)
     thread.add_messages(_say("tea please"))
     assert server.requests_to("chat/completions") == []
@@ -124,11 +116,7 @@ def test_summary_disabled_keeps_the_fallback_even_with_llm(
 def test_summary_llm_failure_warns_keeps_messages_and_retries(
     server: ModelServer, handles: ExitStack
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t")
     server.queue_replies("not json")
     with pytest.warns(RuntimeWarning, match="summary was not updated"):
@@ -155,11 +143,7 @@ def test_get_summary_uses_the_stored_one_when_it_covers_the_messages(handles: Ex
 def test_get_summary_except_last_with_llm_summarizes_only_those(
     server: ModelServer, handles: ExitStack
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t", context_summary_update_frequency=10)
     thread.add_messages(_say("alpha", "beta", "gamma"))
     server.queue_replies(_reply("alpha and beta", []))
@@ -170,11 +154,7 @@ def test_get_summary_except_last_with_llm_summarizes_only_those(
 
 
 def test_get_summary_llm_failure_is_a_model_error(server: ModelServer, handles: ExitStack) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t", context_summary_update_frequency=10)
     thread.add_messages(_say("alpha"))
     server.queue_replies(json.dumps({"topics": []}))
@@ -183,11 +163,7 @@ def test_get_summary_llm_failure_is_a_model_error(server: ModelServer, handles: 
 
 
 def test_card_query_comes_from_summary_and_topics(server: ModelServer, handles: ExitStack) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t", user_id="u", agent_id="a")
     thread.add_memory("pizza margherita", memory_id="pizza")
     server.queue_replies(_reply("User wants pizza.", ["pizza"]))
@@ -202,11 +178,7 @@ def test_card_query_comes_from_summary_and_topics(server: ModelServer, handles: 
 def test_summary_reply_in_a_json_fence_is_read(
     server: ModelServer, fence: str, handles: ExitStack
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t")
     server.queue_replies(fence.replace("{}", _reply("The user wants tea.", ["tea"])))
     thread.add_messages(_say("I want tea."))
@@ -234,11 +206,7 @@ def test_a_reply_outside_the_schema_keeps_the_summary_and_warns(
     reply: str,
     handles: ExitStack,
 ) -> None:
-    memory = handles.enter_context(
-        GraphMemory(
-            ":memory:", embedder=HashingEmbedder(dim=16), llm=_llm(server), **_NO_EXTRACTION
-        )
-    )
+    memory = _with_llm(server, handles)
     thread = memory.create_thread("t")
     server.queue_replies(_reply("A good summary.", ["tea"]))
     thread.add_messages(_say("first"))
